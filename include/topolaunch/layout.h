@@ -1,0 +1,98 @@
+// The local layout of one host: NUMA nodes, GPUs, NICs and how they connect.
+//
+// Produced by a host-layout source (live hwloc, an hwloc XML file, or XML
+// gathered from a remote node); all of them go through one conversion, so a
+// machine and its exported XML give the same HostLayout. Plan binds ranks from
+// it; env derives NCCL settings from it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topolaunch/result.h"
+
+namespace topolaunch {
+
+/// A NUMA node and the logical CPUs (OS indexes) whose memory is local to it.
+struct NumaNode {
+  int os_index = 0;
+  int package = -1;               ///< socket index, -1 when unknown
+  std::vector<int> cpus;          ///< PU OS indexes, ascending
+  unsigned long long memory_bytes = 0;
+  bool operator==(const NumaNode&) const = default;
+};
+
+/// Negotiated PCIe link as hwloc reports it: total GB/s (lanes x per-lane).
+struct PcieLink {
+  double gbytes_per_s = 0;
+  bool operator==(const PcieLink&) const = default;
+};
+
+struct Gpu {
+  std::string pci_bus_id;         ///< "0000:07:00.0", lowercase
+  std::string vendor;             ///< "nvidia" or "amd"
+  std::string model;              ///< marketing name when known
+  std::vector<std::string> os_devices;  ///< "cuda0", "nvml0", "rsmi0", ... possibly empty
+  int numa = -1;                  ///< nearest NUMA node OS index, -1 when unknown
+  std::optional<PcieLink> link;
+  std::vector<std::string> nvlink_peers;  ///< PCI bus ids of NVLink peers (NVML)
+  bool operator==(const Gpu&) const = default;
+};
+
+/// An RDMA device (OpenFabrics: mlx5_0, rdmap197s0) or a plain network port.
+struct Nic {
+  std::string name;               ///< "mlx5_0", or "eth0" for kind "network"
+  std::string kind;               ///< "openfabrics" or "network"
+  std::string pci_bus_id;         ///< empty for virtual devices
+  std::vector<std::string> netdevs;  ///< IP interfaces on the same PCI function
+  std::optional<unsigned long long> node_guid;  ///< IB NodeGUID when hwloc knows it
+  int numa = -1;
+  std::optional<PcieLink> link;
+  bool operator==(const Nic&) const = default;
+};
+
+/// How far apart a GPU and a NIC are on the PCIe/CPU tree, closest first.
+enum class PcieRelation { kSamePcieSwitch, kSameHostBridge, kSameSocket, kAcrossSockets, kUnknown };
+
+/// "same_pcie_switch", "same_host_bridge", "same_socket", "across_sockets", "unknown".
+std::string_view PcieRelationName(PcieRelation relation);
+std::optional<PcieRelation> ParsePcieRelation(std::string_view name);
+
+struct GpuNicPath {
+  std::string gpu;                ///< GPU PCI bus id
+  std::string nic;                ///< NIC name
+  PcieRelation relation = PcieRelation::kUnknown;
+  bool operator==(const GpuNicPath&) const = default;
+};
+
+/// What NVML said, or why it could not be asked.
+struct NvmlFacts {
+  std::string status;             ///< "ok" or the reason ("no NVIDIA driver")
+  std::string driver_version;
+  bool operator==(const NvmlFacts&) const = default;
+};
+
+struct HostLayout {
+  std::string hostname;           ///< as the layout source reports it (may be empty)
+  std::string source;             ///< "hwloc-live" or "hwloc-xml:<file name>"
+  std::string architecture;       ///< "x86_64", "ppc64le", "aarch64", ...
+  int packages = 0;
+  int cores = 0;
+  int pus = 0;
+  std::vector<NumaNode> numa_nodes;  ///< by OS index
+  std::vector<Gpu> gpus;          ///< in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)
+  std::vector<Nic> nics;          ///< by name
+  std::vector<GpuNicPath> gpu_nic_paths;  ///< every GPU x every openfabrics NIC
+  std::optional<NvmlFacts> nvml;
+  bool operator==(const HostLayout&) const = default;
+};
+
+/// "0-3,8,10-11" for {0,1,2,3,8,10,11}; empty string for none.
+std::string FormatCpuList(const std::vector<int>& cpus);
+
+/// Parses the Linux cpulist form ("0-3,8"); every problem names `where`.
+Result<std::vector<int>> ParseCpuList(std::string_view text, std::string_view where);
+
+}  // namespace topolaunch

@@ -1,0 +1,43 @@
+#include "cli/cli_output.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+
+namespace topolaunch::cli {
+
+int ReportError(const Error& error) {
+  for (const Problem& p : error.problems) {
+    if (p.where.empty()) fmt::print(stderr, "topolaunch: error: {}\n", p.what);
+    else fmt::print(stderr, "topolaunch: error: {}: {}\n", p.where, p.what);
+  }
+  return ExitStatusFor(error.code);
+}
+
+void Note(std::string_view text) { fmt::print(stderr, "topolaunch: note: {}\n", text); }
+
+int WriteOutput(const std::string& output_path, std::string_view data) {
+  if (output_path.empty() || output_path == "-") {
+    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0)
+      return ReportError(Error(ErrorCode::kUnavailable, "stdout", "write failed"));
+    return 0;
+  }
+  Status written = WriteFileAtomically(output_path, data);
+  return written.ok() ? 0 : ReportError(written.error());
+}
+
+std::string NowRfc3339() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+std::string VersionString() { return std::string("topolaunch ") + TOPOLAUNCH_VERSION; }
+
+}  // namespace topolaunch::cli

@@ -1,0 +1,28 @@
+// What every subcommand shares: printing errors, writing its data.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "topolaunch/result.h"
+
+namespace topolaunch::cli {
+
+/// Prints each problem as "topolaunch: error: <where>: <what>" on stderr and
+/// returns the exit status SPEC.md assigns to the error's code.
+int ReportError(const Error& error);
+
+/// "topolaunch: note: <text>" on stderr.
+void Note(std::string_view text);
+
+/// Writes `data` to `output_path` atomically, or to stdout when it is empty
+/// or "-". Returns an exit status (0, or ReportError's).
+int WriteOutput(const std::string& output_path, std::string_view data);
+
+/// Current UTC time in RFC 3339 ("2026-11-29T07:40:00Z").
+std::string NowRfc3339();
+
+/// "topolaunch 0.1.0".
+std::string VersionString();
+
+}  // namespace topolaunch::cli

@@ -1,0 +1,18 @@
+// One function per subcommand: CLI11 fills an option struct, Run* does the
+// work and returns the exit status. Nothing else in the program exits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace topolaunch::cli {
+
+/// Adds `discover` to `app`; the returned callback runs it after parsing.
+void AddDiscoverCommand(CLI::App& app, int& exit_status);
+
+/// Adds `hostlist` to `app`.
+void AddHostlistCommand(CLI::App& app, int& exit_status);
+
+}  // namespace topolaunch::cli

@@ -1,0 +1,116 @@
+// `topolaunch discover`: fabric + layouts -> topology.json / summary / Slurm topology.conf.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "core/text_io.h"
+#include "discover/discover_pipeline.h"
+#include "discover/slurm_topology_writer.h"
+#include "discover/topology_summary.h"
+#include "topolaunch/topology_json.h"
+
+namespace topolaunch::cli {
+
+namespace {
+
+struct DiscoverFlags {
+  DiscoverOptions discover;
+  std::string topology_in;  // re-read a topology.json instead of discovering
+  std::string format = "json";
+  bool json = false;
+  bool no_layout = false;
+  double timeout_s = 60;
+  std::string output;
+};
+
+Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
+  if (!flags.topology_in.empty()) {
+    Result<std::string> text = ReadTextFile(flags.topology_in);
+    if (!text.ok()) return text.take_error();
+    return ParseTopologyJson(*text, flags.topology_in);
+  }
+  DiscoverOptions& d = flags.discover;
+  bool fabric_file = d.fabric != "auto" && d.fabric != "live" && d.fabric != "none";
+  // A fabric file usually describes another cluster: this machine's layout
+  // does not belong in it unless asked for with --hwloc-xml/--layout-dir.
+  d.local_layout = !flags.no_layout && !fabric_file;
+  if (flags.no_layout) d.hwloc_xml.clear(), d.layout_dir.clear();
+  d.live.timeout = std::chrono::milliseconds(static_cast<long long>(flags.timeout_s * 1000));
+  d.live.progress = [](int nodes) { Note(fmt::format("fabric walk found {} nodes", nodes)); };
+  // Large fabrics take seconds: say that the walk is alive, every 5 s.
+  d.live.still_walking = [](std::chrono::milliseconds elapsed) {
+    if (elapsed.count() / 1000 % 5 == 0) Note(fmt::format("fabric walk: {} s so far", elapsed.count() / 1000));
+  };
+  d.generated.by = VersionString();
+  d.generated.at = NowRfc3339();
+  d.note = [](std::string_view text) { Note(text); };
+  return RunDiscovery(d);
+}
+
+int RunDiscover(DiscoverFlags& flags) {
+  if (flags.json) flags.format = "json";
+  Result<Topology> topology = LoadOrDiscover(flags);
+  if (!topology.ok() && topology.error().code == ErrorCode::kTimeout) {
+    // The abandoned fabric walk still holds libibumad; its exit handlers
+    // (umad2sim's under ibsim) would wait for it forever. Leave at once.
+    int status = ReportError(topology.error());
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  if (!topology.ok()) return ReportError(topology.error());
+  std::string data;
+  if (flags.format == "json") {
+    data = FormatTopologyJson(*topology);
+  } else if (flags.format == "text") {
+    data = FormatTopologySummary(*topology);
+  } else {
+    Result<std::string> conf = FormatSlurmTopologyConf(*topology);
+    if (!conf.ok()) return ReportError(conf.error());
+    data = std::move(conf).value();
+  }
+  return WriteOutput(flags.output, data);
+}
+
+}  // namespace
+
+void AddDiscoverCommand(CLI::App& app, int& exit_status) {
+  auto flags = std::make_shared<DiscoverFlags>();
+  CLI::App* cmd = app.add_subcommand("discover", "Find the InfiniBand fabric and the node layout; write topology.json");
+  cmd->footer(R"(Examples:
+  topolaunch discover -o topology.json                  # live fabric (if an HCA is present) + this node's layout
+  topolaunch discover --fabric live --ca mlx5_0 --port 1 --format text
+  topolaunch discover --fabric fabric.ibnet --layout-dir layouts/ -o topology.json
+  ibnetdiscover --cache fabric.cache && topolaunch discover --fabric fabric.cache
+  topolaunch discover --fabric fabric.ibnet --format slurm -o /etc/slurm/topology.conf
+  topolaunch discover --topology topology.json --format text   # validate and summarize an existing file
+
+Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable (no HCA, timeout).)");
+  cmd->add_option("--fabric", flags->discover.fabric,
+                  "auto (live if an HCA is present), live, none, or FILE: an ibnetdiscover dump or an "
+                  "`ibnetdiscover --cache` file (detected)")
+      ->capture_default_str();
+  cmd->add_option("--ca", flags->discover.live.ca, "HCA to walk the fabric from (default: the first)");
+  cmd->add_option("--port", flags->discover.live.port, "HCA port (default: the first active)")
+      ->check(CLI::Range(0, 255));
+  cmd->add_option("--timeout", flags->timeout_s, "seconds the live fabric walk may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--node-name-map", flags->discover.node_name_map_file,
+                  "GUID -> name map in infiniband-diags' format");
+  cmd->add_option("--hwloc-xml", flags->discover.hwloc_xml, "one host's layout from an hwloc XML file");
+  cmd->add_option("--layout-dir", flags->discover.layout_dir, "a folder of HOST.xml hwloc files, one per host");
+  cmd->add_flag("--no-layout", flags->no_layout, "do not read any host layout");
+  cmd->add_option("--topology", flags->topology_in, "read and validate this topology.json instead of discovering");
+  cmd->add_option("--format", flags->format, "json (topology.json), text (summary), slurm (topology.conf)")
+      ->check(CLI::IsMember({"json", "text", "slurm"}))
+      ->capture_default_str();
+  cmd->add_flag("--json", flags->json, "same as --format json");
+  cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
+  cmd->callback([flags, &exit_status] { exit_status = RunDiscover(*flags); });
+}
+
+}  // namespace topolaunch::cli

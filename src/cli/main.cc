@@ -1,0 +1,30 @@
+// topolaunch: topology-aware launcher for multi-node GPU training.
+//
+// main() is a list of subcommands; each lives in its own file.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"topolaunch: discover the InfiniBand fabric and node layout, plan rank order, launch torchrun"};
+  app.set_version_flag("--version", topolaunch::cli::VersionString());
+  app.require_subcommand(1);
+  int exit_status = 0;
+  topolaunch::cli::AddDiscoverCommand(app, exit_status);
+  topolaunch::cli::AddHostlistCommand(app, exit_status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "topolaunch: error: {}\nRun 'topolaunch --help' or 'topolaunch <command> --help'.\n", e.what());
+    return 2;
+  }
+  return exit_status;
+}

@@ -1,0 +1,221 @@
+// HostLayout <-> JSON. Reading checks every field and cross-reference (a
+// GPU-NIC path must name a listed GPU and NIC), collecting all problems.
+#include "core/layout_json.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <limits>
+
+#include "core/json_checker.h"
+
+namespace topolaunch {
+
+using nlohmann::json;
+
+namespace {
+
+json LinkJson(const std::optional<PcieLink>& link) { return link ? json(link->gbytes_per_s) : json(nullptr); }
+
+json GpuJson(const Gpu& g) {
+  return {{"pci_bus_id", g.pci_bus_id},    {"vendor", g.vendor}, {"model", g.model},
+          {"os_devices", g.os_devices},    {"numa", g.numa},     {"link_gbytes_per_s", LinkJson(g.link)},
+          {"nvlink_peers", g.nvlink_peers}};
+}
+
+json NicJson(const Nic& n) {
+  return {{"name", n.name},
+          {"kind", n.kind},
+          {"pci_bus_id", n.pci_bus_id},
+          {"netdevs", n.netdevs},
+          {"node_guid", n.node_guid ? json(FormatGuid(*n.node_guid)) : json(nullptr)},
+          {"numa", n.numa},
+          {"link_gbytes_per_s", LinkJson(n.link)}};
+}
+
+// "0000:07:00.0": 4 hex digits domain, lowercase, as hwloc prints it.
+bool IsPciBusId(std::string_view id) {
+  constexpr std::string_view kShape = "hhhh:hh:hh.h";
+  if (id.size() != kShape.size()) return false;
+  for (size_t i = 0; i < id.size(); ++i) {
+    bool hex = std::isdigit(static_cast<unsigned char>(id[i])) || (id[i] >= 'a' && id[i] <= 'f');
+    if (kShape[i] == 'h' ? !hex : id[i] != kShape[i]) return false;
+  }
+  return true;
+}
+
+// Reads the layout with one JsonChecker; `c` collects the problems.
+class LayoutReader {
+ public:
+  explicit LayoutReader(JsonChecker& c) : c_(c) {}
+
+  HostLayout Read(const json& j, const std::string& p) {
+    HostLayout l;
+    l.hostname = c_.String(j, p, "hostname").value_or("");
+    l.source = c_.String(j, p, "source").value_or("");
+    l.architecture = c_.String(j, p, "architecture").value_or("");
+    l.packages = static_cast<int>(c_.Integer(j, p, "packages", 0, kMaxCount).value_or(0));
+    l.cores = static_cast<int>(c_.Integer(j, p, "cores", 0, kMaxCount).value_or(0));
+    l.pus = static_cast<int>(c_.Integer(j, p, "pus", 0, kMaxCount).value_or(0));
+    ForEach(j, p, "numa_nodes", [&](const json& o, const std::string& q) { l.numa_nodes.push_back(ReadNuma(o, q)); });
+    ForEach(j, p, "gpus", [&](const json& o, const std::string& q) { l.gpus.push_back(ReadGpu(o, q)); });
+    ForEach(j, p, "nics", [&](const json& o, const std::string& q) { l.nics.push_back(ReadNic(o, q)); });
+    ForEach(j, p, "gpu_nic_paths",
+            [&](const json& o, const std::string& q) { l.gpu_nic_paths.push_back(Path(l, o, q)); });
+    if (const json* nvml = c_.Object(j, p, "nvml", false)) {
+      std::string q = JsonPath(p, "nvml");
+      l.nvml =
+          NvmlFacts{c_.String(*nvml, q, "status").value_or(""), c_.String(*nvml, q, "driver_version").value_or("")};
+    }
+    return l;
+  }
+
+ private:
+  static constexpr long long kMaxCount = 1 << 24;
+
+  template <typename Fn>
+  void ForEach(const json& j, const std::string& p, std::string_view key, Fn fn) {
+    const json* array = c_.Array(j, p, key);
+    if (!array) return;
+    for (size_t i = 0; i < array->size(); ++i) {
+      std::string q = JsonIndex(JsonPath(p, key), i);
+      if ((*array)[i].is_object())
+        fn((*array)[i], q);
+      else
+        c_.Report(q, "expected an object");
+    }
+  }
+
+  int NumaIndex(const json& j, const std::string& p, std::string_view key) {
+    return static_cast<int>(c_.Integer(j, p, key, -1, kMaxCount).value_or(-1));
+  }
+
+  std::string BusId(const json& j, const std::string& p, bool allow_empty) {
+    std::string id = c_.String(j, p, "pci_bus_id").value_or("");
+    if (!IsPciBusId(id) && !(allow_empty && id.empty()))
+      c_.Report(JsonPath(p, "pci_bus_id"),
+                fmt::format("expected a PCI bus id like \"0000:07:00.0\", found \"{}\"", id));
+    return id;
+  }
+
+  std::optional<PcieLink> Link(const json& j, const std::string& p) {
+    const json* v = c_.Member(j, p, "link_gbytes_per_s", false);
+    if (!v || v->is_null()) return std::nullopt;
+    std::optional<double> gbs = c_.Number(j, p, "link_gbytes_per_s");
+    if (gbs && *gbs <= 0) c_.Report(JsonPath(p, "link_gbytes_per_s"), "expected a positive number or null");
+    return gbs && *gbs > 0 ? std::optional<PcieLink>(PcieLink{*gbs}) : std::nullopt;
+  }
+
+  NumaNode ReadNuma(const json& j, const std::string& p) {
+    NumaNode n;
+    n.os_index = static_cast<int>(c_.Integer(j, p, "os_index", 0, kMaxCount).value_or(0));
+    n.package = NumaIndex(j, p, "package");
+    if (std::optional<std::string> cpus = c_.String(j, p, "cpus")) {
+      Result<std::vector<int>> parsed = ParseCpuList(*cpus, JsonPath(p, "cpus"));
+      if (parsed.ok())
+        n.cpus = std::move(parsed).value();
+      else
+        c_.Report(JsonPath(p, "cpus"), parsed.error().problems[0].what);
+    }
+    n.memory_bytes = static_cast<unsigned long long>(
+        c_.Integer(j, p, "memory_bytes", 0, std::numeric_limits<long long>::max()).value_or(0));
+    return n;
+  }
+
+  Gpu ReadGpu(const json& j, const std::string& p) {
+    Gpu g;
+    g.pci_bus_id = BusId(j, p, false);
+    g.vendor = c_.String(j, p, "vendor").value_or("");
+    if (g.vendor != "nvidia" && g.vendor != "amd")
+      c_.Report(JsonPath(p, "vendor"), fmt::format("expected \"nvidia\" or \"amd\", found \"{}\"", g.vendor));
+    g.model = c_.String(j, p, "model").value_or("");
+    g.os_devices = c_.StringArray(j, p, "os_devices");
+    g.numa = NumaIndex(j, p, "numa");
+    g.link = Link(j, p);
+    g.nvlink_peers = c_.StringArray(j, p, "nvlink_peers");
+    for (size_t i = 0; i < g.nvlink_peers.size(); ++i)
+      if (!IsPciBusId(g.nvlink_peers[i]))
+        c_.Report(JsonIndex(JsonPath(p, "nvlink_peers"), i), "expected a PCI bus id like \"0000:07:00.0\"");
+    return g;
+  }
+
+  Nic ReadNic(const json& j, const std::string& p) {
+    Nic n;
+    n.name = c_.String(j, p, "name").value_or("");
+    if (n.name.empty()) c_.Report(JsonPath(p, "name"), "expected a device name like \"mlx5_0\"");
+    n.kind = c_.String(j, p, "kind").value_or("");
+    if (n.kind != "openfabrics" && n.kind != "network")
+      c_.Report(JsonPath(p, "kind"), fmt::format("expected \"openfabrics\" or \"network\", found \"{}\"", n.kind));
+    n.pci_bus_id = BusId(j, p, true);
+    n.netdevs = c_.StringArray(j, p, "netdevs");
+    const json* guid = c_.Member(j, p, "node_guid", false);
+    if (guid && !guid->is_null()) n.node_guid = c_.GuidString(j, p, "node_guid");
+    n.numa = NumaIndex(j, p, "numa");
+    n.link = Link(j, p);
+    return n;
+  }
+
+  GpuNicPath Path(const HostLayout& l, const json& j, const std::string& p) {
+    GpuNicPath path;
+    path.gpu = c_.String(j, p, "gpu").value_or("");
+    path.nic = c_.String(j, p, "nic").value_or("");
+    if (std::optional<std::string> name = c_.String(j, p, "relation")) {
+      if (std::optional<PcieRelation> r = ParsePcieRelation(*name))
+        path.relation = *r;
+      else
+        c_.Report(JsonPath(p, "relation"),
+                  fmt::format("expected one of same_pcie_switch, same_host_bridge, same_socket, across_sockets, "
+                              "unknown; found \"{}\"",
+                              *name));
+    }
+    bool gpu_known = false, nic_known = false;
+    for (const Gpu& g : l.gpus) gpu_known = gpu_known || g.pci_bus_id == path.gpu;
+    for (const Nic& n : l.nics) nic_known = nic_known || n.name == path.nic;
+    if (!gpu_known) c_.Report(JsonPath(p, "gpu"), fmt::format("\"{}\" is not in gpus[].pci_bus_id", path.gpu));
+    if (!nic_known) c_.Report(JsonPath(p, "nic"), fmt::format("\"{}\" is not in nics[].name", path.nic));
+    return path;
+  }
+
+  JsonChecker& c_;
+};
+
+}  // namespace
+
+json LayoutToJson(const HostLayout& layout) {
+  json numa = json::array(), gpus = json::array(), nics = json::array(), paths = json::array();
+  for (const NumaNode& n : layout.numa_nodes)
+    numa.push_back({{"os_index", n.os_index},
+                    {"package", n.package},
+                    {"cpus", FormatCpuList(n.cpus)},
+                    {"memory_bytes", n.memory_bytes}});
+  for (const Gpu& g : layout.gpus) gpus.push_back(GpuJson(g));
+  for (const Nic& n : layout.nics) nics.push_back(NicJson(n));
+  for (const GpuNicPath& p : layout.gpu_nic_paths)
+    paths.push_back({{"gpu", p.gpu}, {"nic", p.nic}, {"relation", PcieRelationName(p.relation)}});
+  json j = {{"hostname", layout.hostname},
+            {"source", layout.source},
+            {"architecture", layout.architecture},
+            {"packages", layout.packages},
+            {"cores", layout.cores},
+            {"pus", layout.pus},
+            {"numa_nodes", numa},
+            {"gpus", gpus},
+            {"nics", nics},
+            {"gpu_nic_paths", paths}};
+  if (layout.nvml) j["nvml"] = {{"status", layout.nvml->status}, {"driver_version", layout.nvml->driver_version}};
+  return j;
+}
+
+Result<HostLayout> LayoutFromJson(const json& json_value, const std::string& json_path) {
+  // The checker's file-name prefix is left empty; callers add their own.
+  JsonChecker c("");
+  if (!json_value.is_object()) c.Report(json_path, "expected an object");
+  HostLayout layout = LayoutReader(c).Read(json_value, json_path);
+  if (c.ok()) return layout;
+  Error error = c.TakeError();
+  for (Problem& problem : error.problems)
+    if (problem.where.rfind(": ", 0) == 0) problem.where.erase(0, 2);
+  return error;
+}
+
+}  // namespace topolaunch

@@ -1,0 +1,132 @@
+#include "discover/discover_pipeline.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/text_io.h"
+#include "discover/assemble_topology.h"
+#include "discover/hwloc_layout_source.h"
+#include "discover/ibnetdiscover_parser.h"
+
+namespace topolaunch {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// An ibnetdiscover text dump read from a file.
+class IbnetdiscoverDumpFabricSource : public FabricSource {
+ public:
+  IbnetdiscoverDumpFabricSource(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+  Result<Fabric> LoadFabric() override { return ParseIbnetdiscover(text_, path_); }
+
+ private:
+  std::string path_;
+  std::string text_;
+};
+
+// --fabric auto on a machine without an HCA: the fabric is simply absent.
+class NoteMissingFabric : public FabricSource {
+ public:
+  NoteMissingFabric(FabricSource& live, const DiscoverOptions& options) : live_(live), options_(options) {}
+  Result<Fabric> LoadFabric() override {
+    Result<Fabric> fabric = live_.LoadFabric();
+    if (fabric.ok() || fabric.error().code != ErrorCode::kUnavailable) return fabric;
+    if (options_.note)
+      options_.note(fmt::format("no InfiniBand fabric ({}); writing the host layout only. "
+                                "Use --fabric FILE to read an ibnetdiscover dump.",
+                                fabric.error().Message()));
+    Fabric empty;
+    empty.source = "none";
+    return empty;
+  }
+
+ private:
+  FabricSource& live_;
+  const DiscoverOptions& options_;
+};
+
+Result<std::unique_ptr<FabricSource>> OpenFabricFile(const std::string& path) {
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.take_error();
+  if (HasIbnetdiscCacheMagic(*text)) return std::unique_ptr<FabricSource>(new IbnetdiscCacheFabricSource(path));
+  return std::unique_ptr<FabricSource>(new IbnetdiscoverDumpFabricSource(path, std::move(text).value()));
+}
+
+std::string LocalHostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
+struct Layouts {
+  std::vector<std::unique_ptr<HwlocLayoutSource>> sources;
+  std::vector<LayoutInput> inputs;
+};
+
+Result<Layouts> OpenLayouts(const DiscoverOptions& options) {
+  Layouts out;
+  auto add = [&](HwlocLayoutSource source, std::string host, std::string fallback) {
+    out.sources.push_back(std::make_unique<HwlocLayoutSource>(std::move(source)));
+    out.inputs.push_back({std::move(host), std::move(fallback), out.sources.back().get()});
+  };
+  if (!options.layout_dir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options.layout_dir, ec))
+      return Error(ErrorCode::kBadInput, options.layout_dir, "not a directory (expected a folder of HOST.xml files)");
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(options.layout_dir, ec))
+      if (entry.path().extension() == ".xml") files.push_back(entry.path());
+    if (files.empty()) return Error(ErrorCode::kBadInput, options.layout_dir, "holds no HOST.xml files");
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      std::string host = file.stem().string();
+      if (!IsValidHostName(host))
+        return Error(ErrorCode::kBadInput, file.string(), "the file name must be HOST.xml with a valid host name");
+      add(HwlocLayoutSource::FromXmlFile(file.string()), host, host);
+    }
+  }
+  if (!options.hwloc_xml.empty())
+    add(HwlocLayoutSource::FromXmlFile(options.hwloc_xml), "", fs::path(options.hwloc_xml).stem().string());
+  if (out.inputs.empty() && options.local_layout) add(HwlocLayoutSource::Live(), "", LocalHostName());
+  return out;
+}
+
+}  // namespace
+
+Result<Topology> RunDiscovery(const DiscoverOptions& options) {
+  NodeNameMap name_map;
+  if (!options.node_name_map_file.empty()) {
+    Result<std::string> text = ReadTextFile(options.node_name_map_file);
+    if (!text.ok()) return text.take_error();
+    Result<NodeNameMap> parsed = ParseNodeNameMap(*text, options.node_name_map_file);
+    if (!parsed.ok()) return parsed.take_error();
+    name_map = std::move(parsed).value();
+  }
+  Result<Layouts> layouts = OpenLayouts(options);
+  if (!layouts.ok()) return layouts.take_error();
+
+  IbnetdiscFabricSource live(options.live);
+  NoteMissingFabric optional_live(live, options);
+  std::unique_ptr<FabricSource> file_source;
+  FabricSource* fabric = nullptr;
+  if (options.fabric == "auto") {
+    fabric = &optional_live;
+  } else if (options.fabric == "live") {
+    fabric = &live;
+  } else if (options.fabric != "none") {
+    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFile(options.fabric);
+    if (!opened.ok()) return opened.take_error();
+    file_source = std::move(opened).value();
+    fabric = file_source.get();
+  }
+  return AssembleTopology(fabric, name_map, layouts->inputs, options.generated);
+}
+
+}  // namespace topolaunch

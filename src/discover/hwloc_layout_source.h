@@ -1,0 +1,36 @@
+// A host's layout read through hwloc: live, or from an XML export. Only the
+// .cc includes <hwloc.h>; both paths share one conversion to HostLayout.
+#pragma once
+
+#include <string>
+
+#include "topolaunch/sources.h"
+
+namespace topolaunch {
+
+class HwlocLayoutSource : public HostLayoutSource {
+ public:
+  /// This machine, with I/O devices; GPU facts enriched through NVML when a
+  /// driver is present (see nvml_probe.h).
+  static HwlocLayoutSource Live();
+  /// An XML file exported by lstopo/hwloc (v1 or v2 format).
+  static HwlocLayoutSource FromXmlFile(std::string path);
+  /// XML held in memory (gathered from a remote node); `name` is used in errors.
+  static HwlocLayoutSource FromXmlString(std::string xml, std::string name);
+
+  Result<HostLayout> LoadLayout() override;
+
+ private:
+  enum class Kind { kLive, kXmlFile, kXmlString };
+  HwlocLayoutSource(Kind kind, std::string input, std::string name)
+      : kind_(kind), input_(std::move(input)), name_(std::move(name)) {}
+  Kind kind_;
+  std::string input_;
+  std::string name_;
+};
+
+/// This machine's topology (with I/O devices) exported as hwloc XML, for the
+/// live-versus-XML contract and for gathering layouts from remote nodes.
+Result<std::string> ExportLocalHwlocXml();
+
+}  // namespace topolaunch

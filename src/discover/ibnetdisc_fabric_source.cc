@@ -1,0 +1,263 @@
+// The libibnetdisc adapter: the only file that includes <infiniband/*.h>.
+//
+// Both the live walk and the cache reader end in an ibnd_fabric_t, which
+// ConvertFabric() turns into the model with the names ibnetdiscover prints
+// (ib_link_names.h), so the three fabric sources agree on the same fabric.
+//
+// The live walk cannot be cancelled: ibnd_discover_fabric() blocks in
+// libibumad, and under ibsim-run the umad2sim shim even retries forever when
+// no ibsim listens. So the walk runs on a detached helper thread that owns
+// everything it touches (options copied, result handed over through a
+// shared_ptr), and the caller waits on a condition variable with a deadline.
+// At the deadline the caller returns kTimeout and leaves the thread behind;
+// the CLI exits right after (with _Exit: see the header), which ends it.
+// Killing a helper process instead would be cleaner, but fork belongs to the
+// local executor alone, and the CLI has nothing left to do after a timeout
+// anyway. The simulator case is also caught
+// before walking, by checking that ibsim's control socket accepts a
+// connection, so "ibsim is not running" is reported at once, not as a
+// timeout.
+#include "discover/ibnetdisc_fabric_source.h"
+
+#include <dirent.h>
+#include <infiniband/ibnetdisc.h>
+#include <link.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "discover/ib_link_names.h"
+
+namespace topolaunch {
+
+namespace {
+
+// libibnetdisc's cache header starts with this number, written little-endian
+// (ibnetdisc_cache.c: "we always cache little endian"), then version 1.
+constexpr unsigned char kCacheMagicBytes[4] = {0x2b, 0x83, 0xe7, 0x8f};
+constexpr unsigned kPortCapHasExtSpeeds = 0x4000;  // PortInfo CapabilityMask bit 14
+constexpr unsigned kMlnxFdr10Bit = 0x01;
+
+// NodeDescription is 64 bytes, NUL padded, sometimes with control bytes;
+// ibnetdiscover shows non-printables as spaces. Trailing padding is dropped.
+std::string CleanDescription(const char* raw) {
+  std::string text(raw, strnlen(raw, IB_SMP_DATA_SIZE));
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+// Mirrors ibnetdiscover: a switch advertises extended speeds in port 0's
+// capability mask (no port 0: no speed at all); other nodes in their own.
+std::string_view PortSpeedName(const ibnd_node_t* node, ibnd_port_t* port) {
+  unsigned speed = mad_get_field(port->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+  ibnd_port_t* cap_port = port;
+  if (node->type == IB_NODE_SWITCH) {
+    cap_port = node->ports[0];
+    if (!cap_port) return "";
+  }
+  unsigned cap_mask = mad_get_field(cap_port->info, 0, IB_PORT_CAPMASK_F);
+  unsigned ext = (cap_mask & kPortCapHasExtSpeeds) ? mad_get_field(port->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F) : 0;
+  bool fdr10 = mad_get_field(port->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F) & kMlnxFdr10Bit;
+  return IbLinkSpeedName(speed, ext, fdr10);
+}
+
+FabricPort ConvertPort(const ibnd_node_t* node, ibnd_port_t* port) {
+  FabricPort out;
+  out.number = port->portnum;
+  out.port_guid = port->guid;
+  // Switch external ports have no LID of their own; ibnetdiscover shows the
+  // switch's (port 0's) LID for them, and so do we.
+  out.lid = node->type == IB_NODE_SWITCH ? node->smalid : static_cast<int>(mad_get_field(port->info, 0, IB_PORT_LID_F));
+  out.state = IbPortStateName(mad_get_field(port->info, 0, IB_PORT_STATE_F));
+  // The active width/speed of a port whose link is down mean nothing.
+  if (out.state != "Down") {
+    out.width = IbLinkWidthName(mad_get_field(port->info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+    out.speed = PortSpeedName(node, port);
+  }
+  if (port->remoteport && port->remoteport->node)
+    out.remote = PortRef{port->remoteport->node->guid, port->remoteport->portnum};
+  return out;
+}
+
+NodeType ConvertNodeType(int type) {
+  if (type == IB_NODE_SWITCH) return NodeType::kSwitch;
+  if (type == IB_NODE_ROUTER) return NodeType::kRouter;
+  return NodeType::kCa;
+}
+
+FabricNode ConvertNode(ibnd_node_t* node) {
+  FabricNode out;
+  out.type = ConvertNodeType(node->type);
+  out.guid = node->guid;
+  out.system_guid = mad_get_field64(node->info, 0, IB_NODE_SYSTEM_GUID_F);
+  out.description = CleanDescription(node->nodedesc);
+  out.num_ports = node->numports;
+  // Port 0 of a switch is its management port, not a cable end: left out,
+  // as in ibnetdiscover's dump.
+  for (int p = 1; p <= node->numports; ++p)
+    if (ibnd_port_t* port = node->ports[p]) out.ports.push_back(ConvertPort(node, port));
+  return out;
+}
+
+Fabric ConvertFabric(ibnd_fabric_t* fabric, std::string source) {
+  Fabric out;
+  out.source = std::move(source);
+  for (ibnd_node_t* node = fabric->nodes; node; node = node->next) out.nodes.push_back(ConvertNode(node));
+  // Discovery order depends on the starting port; GUID order does not.
+  std::sort(out.nodes.begin(), out.nodes.end(), [](const FabricNode& a, const FabricNode& b) { return a.guid < b.guid; });
+  return out;
+}
+
+struct FabricDeleter {
+  void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
+};
+using FabricPtr = std::unique_ptr<ibnd_fabric_t, FabricDeleter>;
+
+std::string PortName(const LiveFabricOptions& o) {
+  return fmt::format("CA {} port {}", o.ca.empty() ? "(first)" : o.ca, o.port == 0 ? "(first active)" : std::to_string(o.port));
+}
+
+int FindSharedObject(dl_phdr_info* info, size_t, void* found) {
+  if (info->dlpi_name && std::strstr(info->dlpi_name, "libumad2sim")) *static_cast<bool*>(found) = true;
+  return 0;
+}
+
+// Under ibsim-run, libumad2sim is preloaded and reads IBSIM_SOCKNAME itself;
+// we look at the same variable only to tell "ibsim is not running" apart
+// from a hang. Returns the problem, or nullopt when there is nothing to say.
+std::optional<std::string> CheckSimulator() {
+  bool preloaded = false;
+  dl_iterate_phdr(FindSharedObject, &preloaded);
+  const char* remote = std::getenv("IBSIM_SERVER_NAME");
+  if (!preloaded || (remote && *remote)) return std::nullopt;
+  const char* env = std::getenv("IBSIM_SOCKNAME");
+  std::string name = std::string(env && *env ? env : "sim") + ":ctl";
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  size_t length = std::min(name.size(), sizeof addr.sun_path - 2);
+  std::memcpy(addr.sun_path + 1, name.data(), length);
+  // An abstract name (leading NUL); umad2sim counts the trailing NUL in it.
+  auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + length + 1);
+  int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  if (fd < 0) return std::nullopt;
+  bool listening = connect(fd, reinterpret_cast<sockaddr*>(&addr), size) == 0;
+  close(fd);
+  if (listening) return std::nullopt;
+  return fmt::format("running under ibsim-run, but no ibsim listens on socket '{}' (IBSIM_SOCKNAME={}): "
+                     "start `ibsim -s NETFILE` with the same IBSIM_SOCKNAME first", name, env ? env : "unset");
+}
+
+// The InfiniBand devices sysfs lists (umad2sim redirects scandir to its own
+// simulated sysfs). libibumad's own listing invents "mthca0" when there is none.
+std::vector<std::string> ListCas() {
+  std::vector<std::string> names;
+  dirent** entries = nullptr;
+  int n = scandir("/sys/class/infiniband", &entries, nullptr, alphasort);
+  for (int i = 0; i < n; ++i) {
+    std::string name = entries[i]->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+    free(entries[i]);
+  }
+  if (n >= 0) free(entries);
+  return names;
+}
+
+// Runs on the helper thread; touches only its own copies.
+Result<Fabric> Walk(const LiveFabricOptions& o) {
+  std::vector<std::string> cas = ListCas();
+  if (cas.empty())
+    return Error(ErrorCode::kUnavailable, PortName(o),
+                 "no InfiniBand HCA found (no device in /sys/class/infiniband; is ibsim running and this "
+                 "program started under ibsim-run? or read a dump with --fabric FILE)");
+  if (!o.ca.empty() && std::find(cas.begin(), cas.end(), o.ca) == cas.end())
+    return Error(ErrorCode::kUnavailable, PortName(o), fmt::format("no HCA named '{}' (found: {})", o.ca, fmt::join(cas, ", ")));
+  ibnd_config_t cfg{};
+  cfg.timeout_ms = static_cast<unsigned>(o.mad_timeout.count());
+  cfg.max_hops = static_cast<unsigned>(o.max_hops);
+  cfg.show_progress = 0;  // it would print to stdout, where our data goes
+  cfg.flags = IBND_CONFIG_MLX_EPI;  // ask for FDR10, as ibnetdiscover does
+  std::string ca = o.ca;
+  FabricPtr fabric(ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), o.port, nullptr, &cfg));
+  if (!fabric)
+    return Error(ErrorCode::kUnavailable, PortName(o),
+                 "libibnetdisc could not walk the fabric (its reason is on stderr above; "
+                 "is the port up and is this user allowed to open /dev/infiniband/umad*?)");
+  return ConvertFabric(fabric.get(), "live");
+}
+
+struct WalkHandoff {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<Result<Fabric>> result;
+};
+
+}  // namespace
+
+Result<Fabric> IbnetdiscFabricSource::LoadFabric() {
+  if (std::optional<std::string> problem = CheckSimulator())
+    return Error(ErrorCode::kUnavailable, PortName(options_), *problem);
+  auto handoff = std::make_shared<WalkHandoff>();
+  std::thread([handoff, options = options_] {
+    Result<Fabric> result = Walk(options);
+    std::lock_guard lock(handoff->mutex);
+    handoff->result.emplace(std::move(result));
+    handoff->done.notify_all();
+  }).detach();  // see the file comment: the walk cannot be cancelled
+
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline = start + options_.timeout;
+  std::unique_lock lock(handoff->mutex);
+  while (!handoff->result) {
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
+      return Error(ErrorCode::kTimeout, PortName(options_),
+                   fmt::format("the fabric walk did not finish within {} ms (a large fabric may need a longer "
+                               "timeout)", options_.timeout.count()));
+    handoff->done.wait_until(lock, std::min(deadline, now + std::chrono::seconds(1)));
+    if (!handoff->result && options_.still_walking && Clock::now() < deadline) {
+      auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      lock.unlock();
+      options_.still_walking(elapsed);
+      lock.lock();
+    }
+  }
+  Result<Fabric> result = std::move(*handoff->result);
+  if (result.ok() && options_.progress) options_.progress(static_cast<int>(result->nodes.size()));
+  return result;
+}
+
+Result<Fabric> IbnetdiscCacheFabricSource::LoadFabric() {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return Error(ErrorCode::kBadInput, path_, fmt::format("cannot open the cache file: {}", std::strerror(errno)));
+  char head[8] = {};
+  in.read(head, sizeof head);
+  if (!HasIbnetdiscCacheMagic(std::string_view(head, static_cast<size_t>(in.gcount()))))
+    return Error(ErrorCode::kBadInput, path_, "not a libibnetdisc cache (expected magic 0x8fe7832b, as written by `ibnetdiscover --cache FILE`)");
+  FabricPtr fabric(ibnd_load_fabric(path_.c_str(), 0));
+  if (!fabric)
+    return Error(ErrorCode::kBadInput, path_, "libibnetdisc could not load this cache (truncated, corrupt, or a cache version other than 1)");
+  return ConvertFabric(fabric.get(), "cache");
+}
+
+bool HasIbnetdiscCacheMagic(std::string_view head) {
+  return head.size() >= sizeof kCacheMagicBytes && std::memcmp(head.data(), kCacheMagicBytes, sizeof kCacheMagicBytes) == 0;
+}
+
+}  // namespace topolaunch

@@ -1,0 +1,69 @@
+// The fabric read through libibnetdisc: a live walk over libibumad (a real
+// HCA, or ibsim under ibsim-run) or a cache file written by
+// `ibnetdiscover --cache`. Only the .cc includes <infiniband/ibnetdisc.h>.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "topolaunch/sources.h"
+
+namespace topolaunch {
+
+struct LiveFabricOptions {
+  std::string ca;         ///< HCA name ("mlx5_0"); empty = the first one
+  int port = 0;           ///< HCA port; 0 = the first active one
+  std::chrono::milliseconds timeout{60'000};  ///< whole walk
+  std::chrono::milliseconds mad_timeout{0};   ///< per SMP; 0 = libibnetdisc's default
+  int max_hops = 0;                           ///< 0 = no limit
+  /// Called with the number of nodes found. libibnetdisc (44) offers no hook
+  /// inside the walk, so this comes once, when the walk is over; may be empty.
+  std::function<void(int nodes_found)> progress;
+  /// Called about once a second while the walk runs, with the time spent so
+  /// far, so a long walk can show it is alive; may be empty.
+  std::function<void(std::chrono::milliseconds elapsed)> still_walking;
+};
+
+/// Walks the fabric from the local HCA port with ibnd_discover_fabric.
+/// Callbacks run on the calling thread. The walk itself runs on a helper
+/// thread so that it can be abandoned at the deadline: libibnetdisc gives no
+/// way to cancel it.
+class IbnetdiscFabricSource : public FabricSource {
+ public:
+  explicit IbnetdiscFabricSource(LiveFabricOptions options) : options_(std::move(options)) {}
+  /// kUnavailable when there is no HCA/umad (or, under ibsim-run, ibsim is not
+  /// running), kTimeout when the walk took longer than options.timeout.
+  ///
+  /// After kTimeout the abandoned walk keeps its thread, blocked in
+  /// libibumad, so the caller should end the process soon, and with
+  /// std::_Exit after flushing its output, not exit() or a return from main:
+  /// under ibsim-run, umad2sim's atexit handler joins its receive thread while
+  /// holding the lock that thread needs whenever a port is still open, and
+  /// the process would hang at exit. Each walk abandoned under ibsim also
+  /// keeps one of ibsim's 10 client slots until ibsim restarts.
+  Result<Fabric> LoadFabric() override;
+
+ private:
+  LiveFabricOptions options_;
+};
+
+/// Loads a libibnetdisc cache file with ibnd_load_fabric.
+class IbnetdiscCacheFabricSource : public FabricSource {
+ public:
+  explicit IbnetdiscCacheFabricSource(std::string path) : path_(std::move(path)) {}
+  /// kBadInput naming the file when it is missing or not a valid cache.
+  /// The cache keeps no Mellanox extended PortInfo, so an FDR10 link reads
+  /// back as QDR (as `ibnetdiscover --load-cache` prints it too).
+  Result<Fabric> LoadFabric() override;
+
+ private:
+  std::string path_;
+};
+
+/// True when `head` (the first bytes of a file) starts with the libibnetdisc
+/// cache magic, so `--fabric FILE` can tell a cache from a text dump.
+bool HasIbnetdiscCacheMagic(std::string_view head);
+
+}  // namespace topolaunch

@@ -1,0 +1,30 @@
+// Running the built topolaunch binary from tests.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+#include "support/model_printers.h"
+#include "topolaunch/topology_json.h"
+
+namespace topolaunch::testing {
+
+/// Runs `topolaunch ARGS...` to completion (60 s limit).
+inline ProcessResult RunTopolaunch(std::vector<std::string> args,
+                                   std::vector<std::pair<std::string, std::string>> env = {}) {
+  ProcessSpec spec;
+  spec.argv.push_back(TopolaunchBinary());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = std::move(env);
+  return RunProcess(spec);
+}
+
+/// Parses topolaunch's JSON output back into the model (validating it).
+inline Result<Topology> ParseOutput(const ProcessResult& result) {
+  return ParseTopologyJson(result.out, "<stdout>");
+}
+
+}  // namespace topolaunch::testing

@@ -1,0 +1,186 @@
+// CPU lists and the layout's JSON form: round trips and every reading problem.
+#include "topolaunch/layout.h"
+
+#include <gtest/gtest.h>
+
+#include "core/layout_json.h"
+
+namespace topolaunch {
+namespace {
+
+using nlohmann::json;
+
+TEST(FormatCpuList, RangesAndSingles) {
+  struct Case {
+    std::vector<int> cpus;
+    const char* text;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{}, ""},
+           {{0}, "0"},
+           {{0, 1}, "0-1"},
+           {{0, 2}, "0,2"},
+           {{0, 1, 2, 3, 8, 10, 11}, "0-3,8,10-11"},
+           {{3, 1, 2, 2}, "1-3"},  // unsorted and repeated
+           {{80, 81, 88, 89, 96, 97, 104, 105}, "80-81,88-89,96-97,104-105"},
+       })
+    EXPECT_EQ(FormatCpuList(c.cpus), c.text);
+}
+
+TEST(ParseCpuList, AcceptsTheLinuxForm) {
+  struct Case {
+    const char* text;
+    std::vector<int> cpus;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", {}},
+           {"0", {0}},
+           {"5-5", {5}},
+           {"0-3,8,10-11", {0, 1, 2, 3, 8, 10, 11}},
+           {"3,1,2", {1, 2, 3}},
+           {"1,1-2", {1, 2}},
+       }) {
+    Result<std::vector<int>> r = ParseCpuList(c.text, "$.cpus");
+    ASSERT_TRUE(r.ok()) << c.text << ": " << r.error().Message();
+    EXPECT_EQ(*r, c.cpus) << c.text;
+  }
+}
+
+TEST(ParseCpuList, RejectsWithTheGivenPlace) {
+  for (const char* bad : {"0-", "-1", "a", "1,,2", "3-1", ",", "1,", " 1", "0-1048576", "1-2-3", "0x3"}) {
+    Result<std::vector<int>> r = ParseCpuList(bad, "$.numa_nodes[1].cpus");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+    EXPECT_EQ(r.error().problems[0].where, "$.numa_nodes[1].cpus");
+    EXPECT_NE(r.error().problems[0].what.find(bad), std::string::npos) << r.error().problems[0].what;
+  }
+}
+
+TEST(ParseCpuList, FormatThenParseIsIdentity) {
+  for (const std::vector<int>& cpus :
+       std::vector<std::vector<int>>{{}, {7}, {0, 1, 2, 3}, {0, 2, 4, 6}, {1, 2, 3, 9, 10, 100, 101, 102, 1023}}) {
+    Result<std::vector<int>> r = ParseCpuList(FormatCpuList(cpus), "x");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(*r, cpus);
+  }
+}
+
+HostLayout Sample() {
+  HostLayout l;
+  l.hostname = "node017";
+  l.source = "hwloc-live";
+  l.architecture = "x86_64";
+  l.packages = 2;
+  l.cores = 8;
+  l.pus = 16;
+  l.numa_nodes = {{0, 0, {0, 1, 2, 3, 8, 9, 10, 11}, 64ull << 30}, {1, 1, {4, 5, 6, 7, 12, 13, 14, 15}, 64ull << 30}};
+  Gpu a;
+  a.pci_bus_id = "0000:07:00.0";
+  a.vendor = "nvidia";
+  a.model = "NVIDIA H100 80GB HBM3";
+  a.os_devices = {"cuda0", "nvml0"};
+  a.numa = 0;
+  a.link = PcieLink{63.015};
+  a.nvlink_peers = {"0000:87:00.0"};
+  Gpu b = a;
+  b.pci_bus_id = "0000:87:00.0";
+  b.numa = 1;
+  b.link.reset();
+  b.nvlink_peers = {"0000:07:00.0"};
+  l.gpus = {a, b};
+  Nic ib;
+  ib.name = "mlx5_0";
+  ib.kind = "openfabrics";
+  ib.pci_bus_id = "0000:08:00.0";
+  ib.netdevs = {"ib0"};
+  ib.node_guid = 0x0800380001c091ecull;
+  ib.numa = 0;
+  ib.link = PcieLink{31.508};
+  Nic eth;
+  eth.name = "eth0";
+  eth.kind = "network";
+  l.nics = {eth, ib};
+  l.gpu_nic_paths = {{"0000:07:00.0", "mlx5_0", PcieRelation::kSamePcieSwitch},
+                     {"0000:87:00.0", "mlx5_0", PcieRelation::kAcrossSockets}};
+  l.nvml = NvmlFacts{"ok", "550.54.15"};
+  return l;
+}
+
+TEST(LayoutJson, RoundTripsEveryField) {
+  HostLayout l = Sample();
+  Result<HostLayout> back = LayoutFromJson(json::parse(LayoutToJson(l).dump()), "$.layout");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_EQ(*back, l);
+  l.nvml.reset();
+  l.gpus[0].link.reset();
+  l.nics[1].node_guid.reset();
+  back = LayoutFromJson(LayoutToJson(l), "$.layout");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_EQ(*back, l);
+}
+
+TEST(LayoutJson, WritesCpuListsGuidsAndNulls) {
+  HostLayout l = Sample();
+  l.nvml.reset();
+  json j = LayoutToJson(l);
+  EXPECT_EQ(j["numa_nodes"][0]["cpus"], "0-3,8-11");
+  EXPECT_EQ(j["gpus"][0]["link_gbytes_per_s"], 63.015);
+  EXPECT_TRUE(j["gpus"][1]["link_gbytes_per_s"].is_null());
+  EXPECT_EQ(j["nics"][1]["node_guid"], "0x0800380001c091ec");
+  EXPECT_TRUE(j["nics"][0]["node_guid"].is_null());
+  EXPECT_EQ(j["gpu_nic_paths"][1]["relation"], "across_sockets");
+  EXPECT_FALSE(j.contains("nvml"));
+}
+
+TEST(LayoutJson, ReportsEveryProblemWithItsPath) {
+  json j = LayoutToJson(Sample());
+  j.erase("pus");
+  j["numa_nodes"][0]["cpus"] = "0-";
+  j["numa_nodes"][1]["memory_bytes"] = -5;
+  j["gpus"][0]["numa"] = "zero";
+  j["gpus"][1]["pci_bus_id"] = "87:00.0";
+  j["gpus"][1]["vendor"] = "intel";
+  j["nics"][0]["kind"] = "wifi";
+  j["nics"][1]["node_guid"] = "0xABC";
+  j["nics"][1]["netdevs"] = json::array({"ib0", 3});
+  j["gpu_nic_paths"][0]["relation"] = "near";
+  j["gpu_nic_paths"][1]["nic"] = "mlx5_9";
+  j["nvml"] = json::array();
+  Result<HostLayout> r = LayoutFromJson(j, "$.hosts[3].layout");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  std::vector<std::string> where;
+  for (const Problem& p : r.error().problems) where.push_back(p.where);
+  const std::string base = "$.hosts[3].layout";
+  for (const std::string& path :
+       {base + ".pus", base + ".numa_nodes[0].cpus", base + ".numa_nodes[1].memory_bytes", base + ".gpus[0].numa",
+        base + ".gpus[1].pci_bus_id", base + ".gpus[1].vendor", base + ".nics[0].kind", base + ".nics[1].node_guid",
+        base + ".nics[1].netdevs[1]", base + ".gpu_nic_paths[0].relation", base + ".gpu_nic_paths[1].nic",
+        // follows from the bad pci_bus_id of gpus[1]:
+        base + ".gpu_nic_paths[1].gpu", base + ".nvml"})
+    EXPECT_NE(std::find(where.begin(), where.end(), path), where.end()) << "missing " << path << " in:\n"
+                                                                        << r.error().Message();
+  EXPECT_EQ(where.size(), 13u) << r.error().Message();
+  for (const Problem& p : r.error().problems) {
+    if (p.where == base + ".gpus[0].numa") {
+      EXPECT_EQ(p.what, "expected an integer, found a string");
+    }
+  }
+}
+
+TEST(LayoutJson, NotAnObject) {
+  Result<HostLayout> r = LayoutFromJson(json::array(), "$.hosts[0].layout");
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.error().problems.size(), 1u);
+  EXPECT_EQ(r.error().problems[0].where, "$.hosts[0].layout");
+}
+
+TEST(PcieRelation, NamesRoundTrip) {
+  for (PcieRelation r : {PcieRelation::kSamePcieSwitch, PcieRelation::kSameHostBridge, PcieRelation::kSameSocket,
+                         PcieRelation::kAcrossSockets, PcieRelation::kUnknown})
+    EXPECT_EQ(ParsePcieRelation(PcieRelationName(r)), r);
+  EXPECT_EQ(ParsePcieRelation("SAME_SOCKET"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace topolaunch

@@ -1,0 +1,109 @@
+// ProbeNvml on whatever this machine has, and the pure bus-id normalization.
+#include "discover/nvml_probe.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+namespace topolaunch {
+namespace {
+
+HostLayout SampleLayout() {
+  HostLayout layout;
+  layout.source = "hwloc-live";
+  Gpu gpu;
+  gpu.pci_bus_id = "0000:07:00.0";
+  gpu.vendor = "nvidia";
+  gpu.model = "GA100 [A100 SXM4 40GB]";
+  layout.gpus = {gpu};
+  return layout;
+}
+
+bool HasNvmlLibrary() {
+  void* handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle) dlclose(handle);
+  return handle != nullptr;
+}
+
+TEST(NvmlProbe, WithoutADriverSaysSoAndChangesNothing) {
+  if (HasNvmlLibrary()) GTEST_SKIP() << "this machine has libnvidia-ml.so.1";
+  HostLayout layout = SampleLayout();
+  NvmlFacts facts = ProbeNvml(layout);
+  EXPECT_EQ(facts.status, "no NVIDIA driver");
+  EXPECT_EQ(facts.driver_version, "");
+  EXPECT_EQ(layout, SampleLayout());
+}
+
+TEST(NvmlProbe, WithADriverAnswersAndKeepsTheInventory) {
+  if (!HasNvmlLibrary()) GTEST_SKIP() << "no libnvidia-ml.so.1 here";
+  HostLayout layout = SampleLayout();
+  NvmlFacts facts = ProbeNvml(layout);
+  if (facts.status == "ok") {
+    EXPECT_FALSE(facts.driver_version.empty());
+  } else {
+    EXPECT_EQ(facts.status.rfind("NVML init failed: ", 0), 0u) << facts.status;
+  }
+  ASSERT_EQ(layout.gpus.size(), 1u) << "NVML never adds or removes GPUs";
+  EXPECT_EQ(layout.gpus[0].pci_bus_id, "0000:07:00.0");
+}
+
+HostLayout FourGpus() {
+  HostLayout layout;
+  for (const char* id : {"0000:07:00.0", "0000:0f:00.0", "0000:47:00.0", "0000:4e:00.0"}) {
+    Gpu gpu;
+    gpu.pci_bus_id = id;
+    gpu.vendor = "nvidia";
+    layout.gpus.push_back(gpu);
+  }
+  return layout;
+}
+
+TEST(SetNvLinkPeers, DirectLinksArePeers) {
+  // Two pairs bridged directly, each pair with two links (duplicates).
+  HostLayout layout = FourGpus();
+  SetNvLinkPeers(layout, {{"0000:07:00.0", {"0000:0f:00.0", "0000:0f:00.0"}},
+                          {"0000:0f:00.0", {"0000:07:00.0", "0000:07:00.0"}},
+                          {"0000:47:00.0", {"0000:4e:00.0"}},
+                          {"0000:4e:00.0", {"0000:47:00.0"}}});
+  EXPECT_EQ(layout.gpus[0].nvlink_peers, std::vector<std::string>{"0000:0f:00.0"});
+  EXPECT_EQ(layout.gpus[1].nvlink_peers, std::vector<std::string>{"0000:07:00.0"});
+  EXPECT_EQ(layout.gpus[2].nvlink_peers, std::vector<std::string>{"0000:4e:00.0"});
+}
+
+TEST(SetNvLinkPeers, AnNvSwitchConnectsEveryGpuBehindIt) {
+  // DGX-like: every link ends at an NVSwitch (bus ids that are not GPUs);
+  // the fourth GPU has NVLink switched off.
+  HostLayout layout = FourGpus();
+  SetNvLinkPeers(layout, {{"0000:07:00.0", {"0000:c1:00.0", "0000:c2:00.0"}},
+                          {"0000:0f:00.0", {"0000:c1:00.0"}},
+                          {"0000:47:00.0", {"0000:c2:00.0"}},
+                          {"0000:4e:00.0", {}}});
+  EXPECT_EQ(layout.gpus[0].nvlink_peers, (std::vector<std::string>{"0000:0f:00.0", "0000:47:00.0"}));
+  EXPECT_EQ(layout.gpus[2].nvlink_peers, (std::vector<std::string>{"0000:07:00.0", "0000:0f:00.0"}));
+  EXPECT_TRUE(layout.gpus[3].nvlink_peers.empty());
+}
+
+TEST(NormalizePciBusId, AcceptsNvmlAndHwlocForms) {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"00000000:07:00.0", "0000:07:00.0"},  // NVML busId: 8-digit domain
+           {"0000:07:00.0", "0000:07:00.0"},      // hwloc / busIdLegacy
+           {"00000001:8A:1F.7", "0001:8a:1f.7"},  // upper case, last device and function
+           {"0035:03:00.0", "0035:03:00.0"},
+           {"07:00.0", "0000:07:00.0"},  // no domain
+           {"0:7:0.0", "0000:07:00.0"},  // short fields
+       })
+    EXPECT_EQ(NormalizePciBusId(c.in), std::optional<std::string>(c.out)) << c.in;
+}
+
+TEST(NormalizePciBusId, RejectsWhatIsNotABusId) {
+  for (const char* bad :
+       {"", "07:00", "0000:07:00", "0000:07:00.8", "0000:07:20.0", "0000:100:00.0", "000000000:07:00.0", "zz:00.0",
+        "0000:07:00.0x", ":07:00.0", "0000::00.0", "1:2:3:4.0", "0000:07:00.", "-1:07:00.0"})
+    EXPECT_EQ(NormalizePciBusId(bad), std::nullopt) << bad;
+}
+
+}  // namespace
+}  // namespace topolaunch

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages topolaunch needs.
+#   tests/install_deps.sh build   # to build and run topolaunch
+#   tests/install_deps.sh test    # also the real parts the tests drive (ibsim, Slurm, sshd, ...)
+set -euo pipefail
+build_pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libhwloc-dev hwloc nlohmann-json3-dev libfmt-dev
+            libssh2-1-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags)
+test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld python3)
+want=("${build_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing: ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
