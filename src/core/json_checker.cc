@@ -28,7 +28,7 @@ std::string JsonPath(const std::string& parent, std::string_view key) { return f
 std::string JsonIndex(const std::string& parent, size_t index) { return fmt::format("{}[{}]", parent, index); }
 
 void JsonChecker::Report(const std::string& path, std::string what) {
-  problems_.push_back({fmt::format("{}: {}", file_name_, path), std::move(what)});
+  problems_.push_back({file_name_.empty() ? path : fmt::format("{}: {}", file_name_, path), std::move(what)});
 }
 
 const json* JsonChecker::Member(const json& object, const std::string& path, std::string_view key, bool required) {

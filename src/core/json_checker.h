@@ -20,7 +20,8 @@ namespace topolaunch {
 
 class JsonChecker {
  public:
-  /// `file_name` prefixes every problem's location ("topology.json: $.x").
+  /// `file_name` prefixes every problem's location ("topology.json: $.x");
+  /// when empty, locations are bare JSON paths.
   explicit JsonChecker(std::string file_name) : file_name_(std::move(file_name)) {}
 
   /// Records a problem at `path`.

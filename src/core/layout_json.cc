@@ -207,15 +207,11 @@ json LayoutToJson(const HostLayout& layout) {
 }
 
 Result<HostLayout> LayoutFromJson(const json& json_value, const std::string& json_path) {
-  // The checker's file-name prefix is left empty; callers add their own.
-  JsonChecker c("");
+  JsonChecker c("");  // no file name: callers add their own
   if (!json_value.is_object()) c.Report(json_path, "expected an object");
   HostLayout layout = LayoutReader(c).Read(json_value, json_path);
   if (c.ok()) return layout;
-  Error error = c.TakeError();
-  for (Problem& problem : error.problems)
-    if (problem.where.rfind(": ", 0) == 0) problem.where.erase(0, 2);
-  return error;
+  return c.TakeError();
 }
 
 }  // namespace topolaunch
