@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/hostlist.h"
+#include "discover/layout_summary.h"
 #include "discover/slurm_switch_names.h"
 
 namespace topolaunch {
@@ -23,6 +24,7 @@ namespace topolaunch {
 namespace {
 
 constexpr size_t kExamplesPerReason = 5;
+constexpr size_t kLayoutsShownInFull = 8;
 
 using NameSet = std::vector<std::string>;
 
@@ -150,12 +152,33 @@ void AppendUnmapped(const Topology& topology, std::string& out) {
   }
 }
 
+// Layouts in full for a handful of hosts; past that, one line each would
+// drown the fabric part, so only the count of hosts with each GPU/NIC shape.
+void AppendLayouts(const Topology& topology, std::string& out) {
+  std::vector<const TopologyHost*> with_layout;
+  for (const TopologyHost& host : topology.hosts)
+    if (host.layout) with_layout.push_back(&host);
+  if (with_layout.empty()) return;
+  out += fmt::format("\nHost layouts: {}\n", with_layout.size());
+  if (with_layout.size() <= kLayoutsShownInFull) {
+    for (const TopologyHost* host : with_layout) out += FormatLayoutSummary(host->name, *host->layout, "  ");
+    return;
+  }
+  std::map<std::string, NameSet> shapes;
+  for (const TopologyHost* host : with_layout) {
+    const HostLayout& l = *host->layout;
+    shapes[fmt::format("{} NUMA, {} GPUs, {} NICs", l.numa_nodes.size(), l.gpus.size(), l.nics.size())].push_back(host->name);
+  }
+  for (const auto& [shape, hosts] : shapes) out += fmt::format("  {}: {}\n", shape, Compress(hosts));
+}
+
 }  // namespace
 
 std::string FormatTopologySummary(const Topology& topology) {
   const Generated& g = topology.generated;
   std::string out = "Topology";
-  if (!g.fabric_source.empty()) out += fmt::format(" of the {} fabric", g.fabric_source);
+  if (g.fabric_source == "none") out += " without an InfiniBand fabric";
+  else if (!g.fabric_source.empty()) out += fmt::format(" of the {} fabric", g.fabric_source);
   if (!g.by.empty() || !g.at.empty())
     out += fmt::format(" (generated{}{})", g.by.empty() ? "" : " by " + g.by, g.at.empty() ? "" : " at " + g.at);
   size_t cabled = 0;
@@ -175,8 +198,9 @@ std::string FormatTopologySummary(const Topology& topology) {
   }
   AppendRails(topology, names, out);
   AppendLinkRates(topology, out);
-  if (!uncabled.empty()) out += fmt::format("\nHosts not cabled to a switch: {}: {}\n", uncabled.size(), Compress(uncabled));
+  if (!uncabled.empty() && g.fabric_source != "none") out += fmt::format("\nHosts not cabled to a switch: {}: {}\n", uncabled.size(), Compress(uncabled));
   AppendUnmapped(topology, out);
+  AppendLayouts(topology, out);
   return out;
 }
 

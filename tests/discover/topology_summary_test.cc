@@ -103,5 +103,54 @@ TEST(TopologySummary, EmptyTopologyStillSaysSomething) {
   ExpectLines(text, {"Topology", "  0 switches, 0 hosts (0 cabled to a switch), 0 links, 0 unmapped CAs"});
 }
 
+HostLayout TwoSocketLayout() {
+  HostLayout l;
+  l.source = "hwloc-xml:n1.xml";
+  l.architecture = "x86_64";
+  l.packages = 2;
+  l.cores = 4;
+  l.pus = 8;
+  l.numa_nodes = {{0, 0, {0, 1, 4, 5}, 2ull << 30}, {1, 1, {2, 3, 6, 7}, 2ull << 30}};
+  Gpu gpu;
+  gpu.pci_bus_id = "0000:07:00.0";
+  gpu.vendor = "nvidia";
+  gpu.model = "A100";
+  gpu.numa = 1;
+  gpu.link = PcieLink{31.5};
+  l.gpus = {gpu};
+  Nic far, near;
+  far.name = "mlx5_0";
+  far.kind = near.kind = "openfabrics";
+  far.numa = 0;
+  near.name = "mlx5_1";
+  near.numa = 1;
+  near.netdevs = {"ib1"};
+  l.nics = {far, near};
+  l.gpu_nic_paths = {{"0000:07:00.0", "mlx5_0", PcieRelation::kAcrossSockets},
+                     {"0000:07:00.0", "mlx5_1", PcieRelation::kSamePcieSwitch}};
+  return l;
+}
+
+TEST(TopologySummary, LayoutsWithoutAFabric) {
+  Topology t;
+  t.generated.fabric_source = "none";
+  AttachLayout(t, "n1", TwoSocketLayout());
+  std::string text = FormatTopologySummary(t);
+  ExpectLines(text, {"Topology without an InfiniBand fabric",
+                     "Host layouts: 1",
+                     "  n1 (hwloc-xml:n1.xml, x86_64): 2 packages, 4 cores, 8 PUs",
+                     "    NUMA 0: CPUs 0-1,4-5, 2.0 GiB",
+                     "    GPU 0: 0000:07:00.0 nvidia A100 (NUMA 1, PCIe 31.5 GB/s) -> nearest NIC mlx5_1 (same_pcie_switch)",
+                     "    NIC mlx5_1 (openfabrics, ib1, NUMA 1)"});
+  EXPECT_EQ(text.find("not cabled"), std::string::npos) << "no fabric was read: nothing can be uncabled";
+}
+
+TEST(TopologySummary, ManyLayoutsAreCountedByShape) {
+  Topology t = testing::ThreeLevelTopology();
+  for (const char* host : {"gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "gpu07", "gpu08", "extra9"})
+    AttachLayout(t, host, TwoSocketLayout());
+  ExpectLines(FormatTopologySummary(t), {"Host layouts: 9", "  2 NUMA, 1 GPUs, 2 NICs: extra9,gpu[01-08]"});
+}
+
 }  // namespace
 }  // namespace topolaunch
