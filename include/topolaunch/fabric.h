@@ -47,6 +47,11 @@ struct FabricPort {
   std::string speed;
   std::string state;
   std::optional<PortRef> remote;  ///< the peer port when the link is up
+  /// The widest width and fastest speed the port supports (PortInfo
+  /// LinkWidthSupported / LinkSpeed(Ext)Supported), in the same names; empty
+  /// when the source does not carry them (text dumps, caches of old ports).
+  std::string supported_width;
+  std::string supported_speed;
 };
 
 /// A switch, channel adapter or router.

@@ -12,7 +12,19 @@ namespace topolaunch::cli {
 /// Adds `discover` to `app`; the returned callback runs it after parsing.
 void AddDiscoverCommand(CLI::App& app, int& exit_status);
 
+/// Adds `audit` to `app`.
+void AddAuditCommand(CLI::App& app, int& exit_status);
+
+/// Adds `env` to `app`.
+void AddEnvCommand(CLI::App& app, int& exit_status);
+
 /// Adds `hostlist` to `app`.
 void AddHostlistCommand(CLI::App& app, int& exit_status);
+
+/// Adds the hidden `agent` (the per-node supervisor `run` starts over SSH).
+void AddAgentCommand(CLI::App& app, int& exit_status);
+
+/// Adds `plan` to `app`.
+void AddPlanCommand(CLI::App& app, int& exit_status);
 
 }  // namespace topolaunch::cli

@@ -77,6 +77,42 @@ std::string_view PortSpeedName(const ibnd_node_t* node, ibnd_port_t* port) {
   return IbLinkSpeedName(speed, ext, fdr10);
 }
 
+// The highest bit set in a PortInfo "supported" mask (0 when none).
+unsigned HighestBit(unsigned mask) {
+  unsigned bit = 0;
+  for (unsigned b = 1; b && b <= mask; b <<= 1)
+    if (mask & b) bit = b;
+  return bit;
+}
+
+// The widest LinkWidthSupported: the codes are not ordered by width
+// (16 = 2X), so each is ranked by its lane count.
+std::string_view SupportedWidthName(unsigned mask) {
+  std::string_view best;
+  int best_lanes = 0;
+  for (unsigned code : {1u, 16u, 2u, 4u, 8u}) {
+    if (!(mask & code)) continue;
+    std::string_view name = IbLinkWidthName(code);
+    int lanes = std::atoi(std::string(name).c_str());
+    if (lanes > best_lanes) best = name, best_lanes = lanes;
+  }
+  return best;
+}
+
+// The fastest supported speed, by the same rules as the active one.
+std::string_view SupportedSpeedName(const ibnd_node_t* node, ibnd_port_t* port) {
+  unsigned speed = HighestBit(mad_get_field(port->info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F));
+  ibnd_port_t* cap_port = node->type == IB_NODE_SWITCH ? node->ports[0] : port;
+  if (!cap_port) return "";
+  unsigned cap_mask = mad_get_field(cap_port->info, 0, IB_PORT_CAPMASK_F);
+  unsigned ext = (cap_mask & kPortCapHasExtSpeeds) ? mad_get_field(port->info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F) : 0;
+  // Highest extended bit first; a bit this program has no name for is skipped.
+  for (unsigned bit = HighestBit(ext); bit; bit >>= 1)
+    if ((ext & bit) && !IbLinkSpeedName(speed, bit, false).empty()) return IbLinkSpeedName(speed, bit, false);
+  bool fdr10 = mad_get_field(port->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F) & kMlnxFdr10Bit;
+  return IbLinkSpeedName(speed, 0, fdr10);
+}
+
 FabricPort ConvertPort(const ibnd_node_t* node, ibnd_port_t* port) {
   FabricPort out;
   out.number = port->portnum;
@@ -90,6 +126,8 @@ FabricPort ConvertPort(const ibnd_node_t* node, ibnd_port_t* port) {
     out.width = IbLinkWidthName(mad_get_field(port->info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
     out.speed = PortSpeedName(node, port);
   }
+  out.supported_width = SupportedWidthName(mad_get_field(port->info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F));
+  out.supported_speed = SupportedSpeedName(node, port);
   if (port->remoteport && port->remoteport->node)
     out.remote = PortRef{port->remoteport->node->guid, port->remoteport->portnum};
   return out;

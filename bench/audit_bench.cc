@@ -1,0 +1,78 @@
+// audit benchmark: prints figures, asserts nothing.
+//
+// A full-fabric audit of the generated 4,096-host ibsim fabric (two-level
+// fat tree, 128 leaves x 32 hosts, 32 spines) with OpenSM running:
+// `topolaunch audit --fabric live` (walk, link checks, PortCounters of every
+// linked port with queries in flight in parallel) against `ibqueryerrors`
+// (walk, then one PortCounters query at a time), alternating in the same
+// simulator, and the ratio of medians (target <= 1.0).
+//
+// Usage: audit_bench [RUNS]   (default 3)
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "support/fabric_generator.h"
+#include "support/ibsim_harness.h"
+
+using namespace topolaunch;
+using namespace topolaunch::testing;
+
+namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  FatTreeSpec spec;
+  spec.leaves = 128;
+  spec.hosts_per_leaf = 32;
+  spec.spines = 32;
+  GeneratedFabric fabric = TwoLevelFatTree(spec);
+  TempDir dir;
+  std::ofstream(dir.File("net")) << fabric.netfile;
+  std::vector<std::string> flags = IbsimSizeFlags(fabric);
+  IbsimOptions options;
+  options.limits = {std::stoi(flags[1]), std::stoi(flags[3]), std::stoi(flags[5])};
+  options.startup_timeout = std::chrono::seconds(120);
+  auto sim = IbsimFabric::Start(dir.File("net"), options);
+  if (!sim.ok()) {
+    fmt::print(stderr, "ibsim did not start: {}\n", sim.error().Message());
+    return 1;
+  }
+  auto sm = OpenSm::Start(**sim, std::chrono::minutes(5));
+  if (!sm.ok()) {
+    fmt::print(stderr, "opensm did not become master: {}\n", sm.error().Message());
+    return 1;
+  }
+  fmt::print("full-fabric audit: {} switches, {} CAs in ibsim, OpenSM master\n", fabric.switches, fabric.cas);
+  (*sim)->Run({"ibqueryerrors"}, std::chrono::minutes(5));  // warm-up
+  std::vector<double> peer_s, ours_s;
+  for (int i = 0; i < runs; ++i) {
+    ProcessResult peer = (*sim)->Run({"ibqueryerrors"}, std::chrono::minutes(5));
+    ProcessResult ours = (*sim)->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--timeout", "300", "--json", "-o",
+                                      dir.File("audit.json")},
+                                     std::chrono::minutes(5));
+    // ibqueryerrors exits non-zero when it reports errors; only a crash counts.
+    if (peer.exit_code < 0 || ours.exit_code != 0) {
+      fmt::print(stderr, "run failed:\n  ibqueryerrors: {}\n  topolaunch: {}\n", peer.Describe(), ours.Describe());
+      return 1;
+    }
+    peer_s.push_back(peer.seconds);
+    ours_s.push_back(ours.seconds);
+    fmt::print("  run {}: ibqueryerrors {:.3f} s | topolaunch audit {:.3f} s ({:.1f} MiB)\n", i + 1, peer.seconds,
+               ours.seconds, ours.max_rss_kb / 1024.0);
+  }
+  fmt::print("ibqueryerrors median: {:.3f} s\n", Median(peer_s));
+  fmt::print("topolaunch audit --fabric live median: {:.3f} s\n", Median(ours_s));
+  fmt::print("ratio topolaunch/ibqueryerrors (time): {:.2f}  (target <= 1.00)\n", Median(ours_s) / Median(peer_s));
+  return 0;
+}

@@ -1,0 +1,169 @@
+// plan benchmarks: prints figures, asserts nothing.
+//
+// 1. Planning time for 12,500 hosts x 8 ranks (100,000 ranks) on a generated
+//    three-level fat tree whose hosts all carry an 8-GPU, 8-NIC layout:
+//    ComputePlan (order + bindings + metrics) and FormatPlanJson, median of
+//    RUNS. The same at 3,125 hosts, with allocation counts and peak live
+//    heap bytes of ComputePlan (counted by this binary's operator new), to
+//    show growth linear in hosts.
+// 2. Order quality (plan_bench_simgrid.cc): simulated ring all-reduce time
+//    with SimGrid/SMPI on a 256-host fat tree for topolaunch's order,
+//    hostname order and a random order. Skipped with a message when smpicc
+//    or smpirun is missing (apt-get install libsimgrid-dev).
+//
+// Usage: plan_bench [RUNS [--no-simgrid]]   (RUNS default 5)
+#include <malloc.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "plan_bench_simgrid.h"
+#include "rankmap/plan_builder.h"
+#include "rankmap/plan_json.h"
+#include "rankmap/rankmap_test_util.h"
+
+namespace {
+
+// Heap accounting for the memory figures: counts every allocation of this
+// process and tracks the peak of live bytes.
+std::atomic<bool> g_tracking{false};  // only while measuring memory: it costs time
+std::atomic<long> g_allocations{0};
+std::atomic<long> g_live{0};
+std::atomic<long> g_peak{0};
+
+void Track(void* p) {
+  if (!p || !g_tracking.load(std::memory_order_relaxed)) return;
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  long live = g_live.fetch_add(static_cast<long>(malloc_usable_size(p)), std::memory_order_relaxed) +
+              static_cast<long>(malloc_usable_size(p));
+  long peak = g_peak.load(std::memory_order_relaxed);
+  while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {}
+}
+
+void Untrack(void* p) {
+  if (p && g_tracking.load(std::memory_order_relaxed)) g_live.fetch_sub(static_cast<long>(malloc_usable_size(p)), std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void* operator new(size_t size) {
+  void* p = std::malloc(size ? size : 1);
+  if (!p) throw std::bad_alloc();
+  Track(p);
+  return p;
+}
+void operator delete(void* p) noexcept {
+  Untrack(p);
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  Untrack(p);
+  std::free(p);
+}
+
+using namespace topolaunch;
+using namespace topolaunch::testing;
+
+namespace {
+
+// CPU time of this thread: the build machine is shared, and wall time under
+// load says more about the neighbours than about the planner.
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// A DGX-like host: 2 sockets x 56 cores x 2 threads, 8 GPUs and 8 HCAs,
+// GPU i and mlx5_i behind one PCIe switch.
+HostLayout DgxLayout() {
+  HostLayout l;
+  l.cores = 112;
+  l.pus = 224;
+  l.numa_nodes = {{0, 0, *ParseCpuList("0-55,112-167", "bench"), 0}, {1, 1, *ParseCpuList("56-111,168-223", "bench"), 0}};
+  for (int i = 0; i < 8; ++i) {
+    Gpu g;
+    g.pci_bus_id = fmt::format("0000:{:02x}:00.0", 0x10 * (i + 1));
+    g.numa = i / 4;
+    l.gpus.push_back(g);
+    Nic n;
+    n.name = fmt::format("mlx5_{}", i);
+    n.kind = "openfabrics";
+    n.numa = i / 4;
+    l.nics.push_back(n);
+  }
+  for (int g = 0; g < 8; ++g)
+    for (int n = 0; n < 8; ++n)
+      l.gpu_nic_paths.push_back({l.gpus[g].pci_bus_id, l.nics[n].name,
+                                 g == n ? PcieRelation::kSamePcieSwitch
+                                        : g / 4 == n / 4 ? PcieRelation::kSameSocket : PcieRelation::kAcrossSockets});
+  return l;
+}
+
+void BenchSize(int pods, int hosts_per_leaf, int runs) {
+  Topology topology = TopologyOf(ThreeLevelFatTree(
+      {.pods = pods, .leaves_per_pod = 25, .hosts_per_leaf = hosts_per_leaf, .spines_per_pod = 8, .cores = 8}));
+  HostLayout layout = DgxLayout();
+  for (TopologyHost& h : topology.hosts) h.layout = layout;
+  PlanRequest request;
+  request.hosts = HostNames(topology);
+  std::reverse(request.hosts.begin(), request.hosts.end());
+  std::vector<double> plan_ms, json_ms, plan_wall_ms;
+  long allocations = 0, peak = 0;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = CpuMs();
+    Result<Plan> plan = ComputePlan(&topology, request);
+    double c1 = CpuMs();
+    auto t1 = std::chrono::steady_clock::now();
+    if (!plan.ok()) {
+      fmt::print("plan failed: {}\n", plan.error().Message());
+      return;
+    }
+    std::string json = FormatPlanJson(*plan);
+    double c2 = CpuMs();
+    plan_ms.push_back(c1 - c0);
+    json_ms.push_back(c2 - c1);
+    plan_wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (i == 0)
+      fmt::print("  {} hosts x {} ranks = {} ranks; leaf crossings {} (bound {}); plan.json {:.1f} MB\n",
+                 plan->nodes.size(), plan->nproc_per_node, plan->world_size, plan->metrics.ring_leaf_crossings,
+                 plan->metrics.ring_leaf_crossings_lower_bound, json.size() / 1e6);
+  }
+  {  // one more run, counted: live bytes of blocks freed during it but allocated before are not tracked
+    g_allocations = 0, g_live = 0, g_peak = 0;
+    g_tracking = true;
+    Result<Plan> plan = ComputePlan(&topology, request);
+    g_tracking = false;
+    allocations = g_allocations.load();
+    peak = g_peak.load();
+  }
+  size_t hosts = topology.hosts.size();
+  fmt::print("  ComputePlan median {:.1f} ms CPU ({:.1f} ms wall); FormatPlanJson median {:.1f} ms CPU (of {} runs)\n",
+             Median(plan_ms), Median(plan_wall_ms), Median(json_ms), runs);
+  fmt::print("  ComputePlan heap: {} allocations ({:.1f} per host), peak {:.1f} MB live ({:.0f} bytes per host)\n",
+             allocations, static_cast<double>(allocations) / hosts, peak / 1e6, static_cast<double>(peak) / hosts);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  fmt::print("planning, three-level fat tree, 25 leaves per pod, DGX-like layouts:\n");
+  BenchSize(5, 25, runs);   // 3,125 hosts
+  BenchSize(10, 50, runs);  // 12,500 hosts
+  if (argc > 2 && std::string(argv[2]) == "--no-simgrid") return 0;
+  fmt::print("\norder quality, SimGrid ring all-reduce:\n");
+  return RunSimgridBench();
+}

@@ -1,0 +1,151 @@
+// `topolaunch plan`: choose nodes, order them, bind local ranks.
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "core/hostfile.h"
+#include "core/hostlist.h"
+#include "core/text_io.h"
+#include "rankmap/audit_health.h"
+#include "rankmap/bindings.h"
+#include "rankmap/plan_builder.h"
+#include "rankmap/plan_json.h"
+#include "rankmap/plan_table.h"
+#include "topolaunch/topology_json.h"
+
+namespace topolaunch::cli {
+
+namespace {
+
+struct PlanFlags {
+  std::string topology;
+  std::string hosts;
+  std::string hostfile;
+  int nnodes = 0;
+  int nproc_per_node = 0;
+  std::vector<std::string> exclude;
+  std::string audit;
+  bool allow_unknown = false;
+  std::optional<std::string> cuda_visible_devices;
+  bool json = false;
+  std::string output;
+};
+
+// The host pool: --hosts, --hostfile, else SLURM_JOB_NODELIST (the only
+// place the environment is read), else empty (= every topology host).
+// `slots` gets the hostfile's slot count when every entry agrees on one.
+Result<std::vector<std::string>> ReadHosts(const PlanFlags& flags, std::optional<int>& slots) {
+  if (!flags.hostfile.empty()) {
+    Result<std::string> text = ReadTextFile(flags.hostfile);
+    if (!text.ok()) return text.take_error();
+    Result<std::vector<HostfileEntry>> entries = ParseHostfile(*text, flags.hostfile);
+    if (!entries.ok()) return entries.take_error();
+    std::vector<std::string> hosts;
+    bool agree = true;
+    for (const HostfileEntry& e : *entries) {
+      hosts.push_back(e.host);
+      agree = agree && e.slots && e.slots == entries->front().slots;
+    }
+    if (agree && !entries->empty()) slots = entries->front().slots;
+    if (hosts.empty()) return Error(ErrorCode::kBadInput, flags.hostfile, "no hosts in the file");
+    return hosts;
+  }
+  if (!flags.hosts.empty()) return ExpandHostList(flags.hosts);
+  if (const char* nodelist = std::getenv("SLURM_JOB_NODELIST"); nodelist && *nodelist) {
+    Result<std::vector<std::string>> hosts = ExpandHostList(nodelist);
+    if (!hosts.ok()) {
+      Error e = hosts.take_error();
+      for (Problem& p : e.problems) p.where = "SLURM_JOB_NODELIST: " + p.where;
+      return e;
+    }
+    return hosts;
+  }
+  return std::vector<std::string>{};
+}
+
+Result<PlanRequest> BuildRequest(const PlanFlags& flags, const Topology* topology) {
+  PlanRequest request;
+  std::optional<int> slots;
+  Result<std::vector<std::string>> hosts = ReadHosts(flags, slots);
+  if (!hosts.ok()) return hosts.take_error();
+  request.hosts = std::move(*hosts);
+  if (request.hosts.empty() && !topology)
+    return Error(ErrorCode::kBadUsage, "plan", "no hosts: give --topology, --hosts or --hostfile (or run inside a Slurm allocation)");
+  if (flags.nnodes > 0) request.nnodes = flags.nnodes;
+  if (flags.nproc_per_node > 0) request.nproc_per_node = flags.nproc_per_node;
+  else if (slots) request.nproc_per_node = slots;
+  for (const std::string& expr : flags.exclude) {
+    Result<std::vector<std::string>> excluded = ExpandHostList(expr);
+    if (!excluded.ok()) return excluded.take_error();
+    request.exclude.insert(request.exclude.end(), excluded->begin(), excluded->end());
+  }
+  if (!flags.audit.empty()) {
+    Result<std::string> text = ReadTextFile(flags.audit);
+    if (!text.ok()) return text.take_error();
+    auto unhealthy = ReadUnhealthyHosts(*text, flags.audit, topology);
+    if (!unhealthy.ok()) return unhealthy.take_error();
+    request.unhealthy = std::move(*unhealthy);
+  }
+  if (flags.cuda_visible_devices) {
+    Result<std::vector<int>> visible = ParseCudaVisibleDevices(*flags.cuda_visible_devices);
+    if (!visible.ok()) return visible.take_error();
+    request.cuda_visible_devices = std::move(*visible);
+  }
+  request.allow_unknown = flags.allow_unknown;
+  return request;
+}
+
+int RunPlan(const PlanFlags& flags) {
+  std::optional<Topology> topology;
+  if (!flags.topology.empty()) {
+    Result<std::string> text = ReadTextFile(flags.topology);
+    if (!text.ok()) return ReportError(text.error());
+    Result<Topology> parsed = ParseTopologyJson(*text, flags.topology);
+    if (!parsed.ok()) return ReportError(parsed.error());
+    topology = std::move(*parsed);
+  }
+  const Topology* t = topology ? &*topology : nullptr;
+  Result<PlanRequest> request = BuildRequest(flags, t);
+  if (!request.ok()) return ReportError(request.error());
+  Result<Plan> plan = ComputePlan(t, *request);
+  if (!plan.ok()) return ReportError(plan.error());
+  if (flags.json || !flags.output.empty()) {
+    for (const SkippedHost& s : plan->skipped) Note(fmt::format("skipped {}: {}", s.host, s.reason));
+    for (const std::string& note : plan->notes) Note(note);
+  }
+  return WriteOutput(flags.output, flags.json ? FormatPlanJson(*plan) : FormatPlanText(*plan, t));
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, int& exit_status) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* cmd = app.add_subcommand("plan", "Choose nodes and the rank order; bind each local rank to GPU, NUMA, CPUs, NIC");
+  cmd->footer(R"(Hosts come from --hosts or --hostfile, else SLURM_JOB_NODELIST inside an allocation,
+else every host of the topology. Hosts under one leaf switch get consecutive node
+ranks (NCCL builds its rings in node-rank order), so ring traffic leaves each leaf
+as few times as possible.
+
+Examples:
+  topolaunch plan --topology topology.json --hosts 'node[01-32]'
+  topolaunch plan --topology topology.json --nnodes 16 --exclude node07 --audit audit.json
+  topolaunch plan --topology topology.json --hostfile hosts.txt --json -o plan.json
+  srun ... topolaunch plan --topology topology.json --nproc-per-node 8   # uses SLURM_JOB_NODELIST)");
+  cmd->add_option("--topology", flags->topology, "topology.json from 'topolaunch discover' (without it: given order, no binding)");
+  auto* hosts = cmd->add_option("--hosts", flags->hosts, "host list, Slurm syntax ('node[01-16]')");
+  auto* hostfile = cmd->add_option("--hostfile", flags->hostfile, "host file: 'host slots=N' per line, '#' comments");
+  hosts->excludes(hostfile);
+  cmd->add_option("--nnodes", flags->nnodes, "choose this many hosts from the pool (fewest leaves, then fewest spine groups)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--nproc-per-node", flags->nproc_per_node, "ranks per node (default: hostfile slots, else GPUs per host when all agree)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--exclude", flags->exclude, "hosts never to plan (Slurm syntax; repeatable)");
+  cmd->add_option("--audit", flags->audit, "audit report (topolaunch audit --json): hosts with error/critical findings are skipped");
+  cmd->add_flag("--allow-unknown", flags->allow_unknown, "place hosts the fabric does not know last instead of failing");
+  cmd->add_option("--cuda-visible-devices", flags->cuda_visible_devices, "GPU indexes (PCI bus order) the ranks may use, e.g. 0,1,2,3");
+  cmd->add_flag("--json", flags->json, "print the plan as JSON (schema topolaunch.plan/1)");
+  cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
+  cmd->callback([flags, &exit_status] { exit_status = RunPlan(*flags); });
+}
+
+}  // namespace topolaunch::cli

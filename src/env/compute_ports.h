@@ -1,0 +1,52 @@
+// Which RDMA ports of a host are on the compute fabric, and how a host's
+// NICs sit on the leaf switches. Shared by the NCCL_IB_HCA and
+// NCCL_CROSS_NIC rules and by the NCCL topology XML writer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "env/env_facts.h"
+
+namespace topolaunch {
+
+/// The fabric of `facts.host`: InfiniBand when the topology holds a cabled
+/// HCA port of the host, else RoCE when sysfs shows an active Ethernet RDMA
+/// port, else TCP.
+FabricKind DetectFabricKind(const EnvFacts& facts);
+
+/// The host's ports on the discovered InfiniBand fabric, by device name then
+/// port. A port counts when the topology has it cabled to a switch; its
+/// device name comes from the CA description ("node017 mlx5_0") or from the
+/// layout NIC with the same node GUID. Each openfabrics NIC of the layout
+/// (and each uncabled or unnamed port) that is left out is described in
+/// `left_out` ("mlx5_2: not cabled into the discovered fabric").
+std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const TopologyHost& host,
+                                                std::vector<std::string>* left_out);
+
+/// Active ports with an Ethernet link layer (RoCE), by device then port.
+std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& ports, const TopologyHost* host);
+
+/// The compute ports of `facts.host` for `kind` (empty for TCP).
+std::vector<ComputePort> ComputePortsFor(const EnvFacts& facts, FabricKind kind, std::vector<std::string>* left_out);
+
+/// NCCL_IB_HCA's exact-match form: "=mlx5_0:1,mlx5_1:1".
+std::string FormatIbHca(const std::vector<ComputePort>& ports);
+
+/// How the host's NICs use leaf switches.
+enum class NicLeafShape {
+  kSingleNic,      ///< fewer than two cabled ports
+  kSharedLeaf,     ///< every port of the host on one leaf
+  kRailOptimized,  ///< each device name on its own set of leaves, across all hosts
+  kMixed,          ///< anything else
+};
+
+struct NicLeafAnalysis {
+  NicLeafShape shape = NicLeafShape::kSingleNic;
+  std::string detail;  ///< one line naming the leaves / rails, for the reason
+};
+
+/// Looks at `host`'s cabled ports and, for rails, at every host's.
+NicLeafAnalysis AnalyzeNicLeaves(const Topology& topology, const TopologyHost& host);
+
+}  // namespace topolaunch

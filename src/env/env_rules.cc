@@ -1,0 +1,82 @@
+// The rules that do not read the fabric, and the table of all rules.
+#include "env/env_rules.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace topolaunch {
+
+namespace {
+
+constexpr EnvRule kRules[] = {
+    {"CUDA_DEVICE_ORDER", DecideCudaDeviceOrder},
+    {"NCCL_CROSS_NIC", DecideCrossNic},
+    {"NCCL_IB_GID_INDEX", DecideGidIndex},
+    {"NCCL_IB_HCA", DecideIbHca},
+    {"NCCL_SOCKET_IFNAME", DecideSocketIfname},
+    {"NCCL_TOPO_FILE", DecideTopoFile},
+    {"TORCH_NCCL_ASYNC_ERROR_HANDLING", DecideTorchAsyncErrorHandling},
+};
+
+}  // namespace
+
+std::string_view FabricKindName(FabricKind kind) {
+  switch (kind) {
+    case FabricKind::kInfiniband: return "infiniband";
+    case FabricKind::kRoce: return "roce";
+    case FabricKind::kTcp: return "tcp";
+  }
+  return "tcp";
+}
+
+std::optional<FabricKind> ParseFabricKind(std::string_view name) {
+  for (FabricKind kind : {FabricKind::kInfiniband, FabricKind::kRoce, FabricKind::kTcp})
+    if (FabricKindName(kind) == name) return kind;
+  return std::nullopt;
+}
+
+std::span<const EnvRule> EnvRules() { return kRules; }
+
+const EnvRule* FindEnvRule(std::string_view name) {
+  for (const EnvRule& rule : kRules)
+    if (rule.name == name) return &rule;
+  return nullptr;
+}
+
+RuleOutcome DecideSocketIfname(const RuleInput& input) {
+  const EnvFacts& facts = input.facts;
+  if (!facts.socket_route) return {"", facts.socket_route_problem.empty() ? "the route to the rank-0 host is unknown" : facts.socket_route_problem, ""};
+  const std::string& name = facts.socket_route->interface;
+  if (name == "lo" || name.starts_with("docker"))
+    return {"", fmt::format("the route toward the rank-0 host leaves through {}, which other hosts cannot reach", name),
+            fmt::format("{} reaches the rank-0 host only through {}: pass --rank0-host with the name other hosts use", facts.host, name)};
+  return {"=" + name, fmt::format("the interface toward the rank-0 host: {} ('=' makes the name exact)", facts.socket_route->detail), ""};
+}
+
+RuleOutcome DecideTopoFile(const RuleInput& input) {
+  if (input.facts.nccl_topo_file.empty()) return {"", "no --nccl-topo FILE: NCCL reads the PCI tree itself", ""};
+  return {input.facts.nccl_topo_file,
+          fmt::format("the NCCL topology written by --nccl-topo from {}'s hwloc layout (for VMs and containers "
+                      "that hide the PCI tree)", input.facts.host),
+          ""};
+}
+
+RuleOutcome DecideCudaDeviceOrder(const RuleInput&) {
+  return {"PCI_BUS_ID",
+          "number GPUs in PCI bus order, as nvidia-smi, NCCL and topolaunch's plan do (CUDA's default is "
+          "fastest first)",
+          ""};
+}
+
+RuleOutcome DecideTorchAsyncErrorHandling(const RuleInput&) {
+  // ProcessGroupNCCL accepts 0 (no handling), 1 (abort communicators and tear
+  // the process down), 2 (abort only), 3 (tear down without abort, the
+  // default of recent PyTorch); torchrun's agent sets 1 when it is unset.
+  return {"1",
+          "on an NCCL error or timeout, abort the communicators and end the process so the launcher sees the "
+          "failure (1 is what torchrun sets; launched any other way the default differs by PyTorch version)",
+          ""};
+}
+
+}  // namespace topolaunch

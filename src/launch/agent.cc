@@ -1,0 +1,105 @@
+#include "launch/agent.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "launch/launch_message.h"
+#include "launch/local_executor.h"
+#include "launch/process_tree.h"
+
+namespace topolaunch {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// One line: the message. Bytes after it are ignored.
+Result<std::string> ReadMessageLine(int fd) {
+  std::string text;
+  char c;
+  while (text.size() < (16u << 20)) {
+    ssize_t got = read(fd, &c, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    if (c == '\n') return text;
+    text += c;
+  }
+  return Error(ErrorCode::kBadInput, "stdin", "no launch message (one line of JSON) before end of input");
+}
+
+void WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t put = write(fd, data.data(), data.size());
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return;  // the reader is gone; the stop follows from stdin's EOF
+    data.remove_prefix(static_cast<size_t>(put));
+  }
+}
+
+int StatusOf(const ExitInfo& info) {
+  if (info.signal.empty()) return info.exit_code < 0 ? 255 : info.exit_code;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    const char* name = sigabbrev_np(sig);
+    if (name && info.signal == name) return 128 + sig;
+  }
+  return 255;
+}
+
+}  // namespace
+
+Result<int> RunAgent(const AgentStreams& streams) {
+  Result<std::string> line = ReadMessageLine(streams.in);
+  if (!line.ok()) return line.take_error();
+  Result<LaunchMessage> message = ParseLaunchMessage(*line);
+  if (!message.ok()) return message.take_error();
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) sigaddset(&stop_signals, sig);
+  sigprocmask(SIG_BLOCK, &stop_signals, nullptr);  // before any thread starts: all inherit it
+  int signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
+
+  LocalExecutor executor;
+  LaunchRequest request{"", message->command, "", true};
+  std::vector<StartResult> started =
+      executor.StartAll({&request, 1}, [&](size_t, OutputStream stream, std::string_view text) {
+        std::string out(text);
+        out += '\n';
+        WriteAll(stream == OutputStream::kStdout ? streams.out : streams.err, out);
+      });
+  if (!started[0].ok()) {
+    if (signal_fd >= 0) close(signal_fd);
+    return started[0].take_error();
+  }
+  RunningCommand& command = **started[0];
+  pollfd fds[2] = {{streams.in, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+  std::optional<ExitInfo> ended;
+  bool stop = false;
+  char buf[4096];
+  while (!stop && !(ended = command.Wait(milliseconds(0)))) {
+    if (poll(fds, 2, 100) < 0 && errno != EINTR) break;
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t got = read(streams.in, buf, sizeof buf);
+      if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) stop = true;  // EOF: channel gone
+    }
+    if (fds[1].revents & POLLIN) {
+      signalfd_siginfo info;
+      if (read(signal_fd, &info, sizeof info) == sizeof info) stop = true;
+    }
+  }
+  // Stopped, or ended with leftovers (daemons it started): nothing stays.
+  StopProcessTree(getpid(), message->grace);
+  if (!ended) ended = command.Wait(message->grace + milliseconds(3000));
+  if (!ended) ended = command.Stop(milliseconds(0));
+  if (signal_fd >= 0) close(signal_fd);
+  return StatusOf(*ended);
+}
+
+}  // namespace topolaunch

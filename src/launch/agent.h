@@ -1,0 +1,33 @@
+// `topolaunch agent`: the per-node supervisor started over SSH.
+//
+// It reads one launch message (launch_message.h) from stdin, becomes a
+// child subreaper, starts the command in its own process group and
+// forwards its output line by line. Then it watches two things: its stdin
+// reaching EOF (the SSH channel or the login node is gone: libssh2 1.10
+// cannot send signals over a channel, so EOF is the stop signal) and
+// SIGTERM/SIGHUP/SIGINT. Either one stops the whole tree: SIGTERM to every
+// live process below the agent (found through /proc, setsid'ed ones
+// included thanks to the subreaper), SIGKILL after the message's grace
+// period. When the command ends by itself, whatever it left running is
+// stopped the same way. The agent's exit status is the command's (128+N
+// for signal N).
+#pragma once
+
+#include "topolaunch/result.h"
+
+namespace topolaunch {
+
+/// File descriptors the agent talks through (the SSH channel's, normally).
+struct AgentStreams {
+  int in = 0;
+  int out = 1;
+  int err = 2;
+};
+
+/// Runs the agent to the end. Returns the exit status to use, or an error
+/// (kBadInput: no or bad launch message; kUnavailable: the command could
+/// not be started) for the CLI to report. Changes this process's signal
+/// mask and SIGPIPE disposition, and makes it a child subreaper.
+Result<int> RunAgent(const AgentStreams& streams);
+
+}  // namespace topolaunch

@@ -1,0 +1,90 @@
+// The remote executor: start commands on hosts, feed their stdin, stream
+// their output line by line, wait for them with a time limit, stop them.
+//
+// One interface, three implementations: LocalExecutor (fork/exec on this
+// machine), SshExecutor (libssh2), and a recording FakeExecutor in
+// tests/support for the orchestration code above. Time limits are passed
+// in; nothing here reads the process environment.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launch/command.h"
+#include "topolaunch/result.h"
+
+namespace topolaunch {
+
+/// One command to start on one host.
+struct LaunchRequest {
+  std::string host;        ///< where; LocalExecutor ignores it
+  Command command{};
+  std::string stdin_data{};  ///< written to the command's stdin first
+  /// Close stdin once stdin_data is written. False keeps it open until
+  /// Stop or the executor's end: `topolaunch agent` reads EOF as "stop".
+  bool close_stdin = true;
+};
+
+/// How a started command ended.
+struct ExitInfo {
+  int exit_code = -1;           ///< exit status; -1 when killed by a signal or lost
+  std::string signal{};         ///< the signal that ended it ("TERM", "KILL"), "" if none
+  bool connection_lost = false; ///< SSH: the connection ended without an exit status
+  bool operator==(const ExitInfo&) const = default;
+  /// "exit 3", "signal TERM", "connection lost".
+  std::string Describe() const;
+};
+
+enum class OutputStream { kStdout, kStderr };
+
+/// Receives each complete output line (without its '\n'; a last unterminated
+/// line is delivered at the end) of the request at `index`. Calls come from
+/// executor threads but never two at once, so a sink needs no lock.
+using OutputSink = std::function<void(size_t index, OutputStream stream, std::string_view line)>;
+
+/// A started command. Destroying it stops it (Stop with a short grace).
+class RunningCommand {
+ public:
+  virtual ~RunningCommand() = default;
+  /// Waits up to `timeout` for the end: the ExitInfo, or nullopt while it
+  /// still runs. Once ended, returns the same ExitInfo on every call.
+  virtual std::optional<ExitInfo> Wait(std::chrono::milliseconds timeout) = 0;
+  /// Stops it and returns once it has ended. Local: SIGTERM to its process
+  /// group, SIGKILL after `grace`. SSH: EOF on stdin (the agent's stop
+  /// signal: libssh2 1.10 has no channel signals), then after `grace` the
+  /// channel and connection are closed.
+  virtual ExitInfo Stop(std::chrono::milliseconds grace) = 0;
+};
+
+using StartResult = Result<std::unique_ptr<RunningCommand>>;
+
+/// Starts commands; see each implementation for how hosts are reached.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// Starts every request (in parallel where the implementation can) and
+  /// returns one result per request, in order, once each has started or
+  /// failed. A failure names the host (kUnavailable, kTimeout or kBadInput).
+  /// `sink` must outlive the returned commands.
+  virtual std::vector<StartResult> StartAll(std::span<const LaunchRequest> requests, OutputSink sink) = 0;
+};
+
+/// Splits a byte stream into lines for an OutputSink.
+class LineSplitter {
+ public:
+  /// Appends `bytes` and calls `emit` for each line completed.
+  void Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit);
+  /// Emits the unterminated tail, if any.
+  void Flush(const std::function<void(std::string_view)>& emit);
+
+ private:
+  std::string pending_;
+};
+
+}  // namespace topolaunch

@@ -1,0 +1,35 @@
+// The one message `topolaunch agent` reads from its stdin: what to run, as
+// one line of JSON. Sending the command this way keeps every environment
+// value (tokens, passwords) out of all command lines, local and remote:
+//
+//   {"argv":["torchrun","--nnodes=2","train.py"],"env":{"NCCL_IB_HCA":"mlx5_0"},
+//    "cwd":"/work","grace_ms":5000}
+//
+// argv is required and non-empty; env, cwd and grace_ms are optional.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "launch/command.h"
+#include "topolaunch/result.h"
+
+namespace topolaunch {
+
+/// A parsed launch message.
+struct LaunchMessage {
+  Command command;
+  std::chrono::milliseconds grace{5000};  ///< SIGTERM → SIGKILL delay when stopping the tree
+  bool operator==(const LaunchMessage&) const = default;
+};
+
+/// The message as one line of JSON, ending in '\n'.
+std::string FormatLaunchMessage(const LaunchMessage& message);
+
+/// Parses one message. Errors (kBadInput, every problem, by JSON path):
+/// bad JSON, missing or empty argv, non-string items, a bad environment
+/// name, grace_ms outside 0..3600000.
+Result<LaunchMessage> ParseLaunchMessage(std::string_view text);
+
+}  // namespace topolaunch

@@ -1,0 +1,222 @@
+// Each child runs in a process group of its own (setpgid in both parent and
+// child, so a signal sent right after fork cannot miss), which is what Stop
+// signals: SIGTERM to the group, SIGKILL after the grace period. A
+// close-on-exec pipe reports an exec failure back to StartAll. One pump
+// thread per child writes stdin, splits stdout/stderr into lines and reaps
+// the child; it stops reading once the child has exited and its pipes are
+// drained, so a background grandchild holding the pipes cannot hang Wait.
+#include "launch/local_executor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace topolaunch {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct SharedSink {
+  std::mutex mutex;
+  OutputSink sink;
+  void Emit(size_t index, OutputStream stream, std::string_view line) {
+    std::lock_guard lock(mutex);
+    if (sink) sink(index, stream, line);
+  }
+};
+
+// Built before fork: after fork only async-signal-safe calls are allowed.
+struct ExecPlan {
+  std::vector<std::string> args, env;
+  std::vector<char*> argv, envp;
+  explicit ExecPlan(const Command& command) : args(command.argv) {
+    for (char** e = environ; *e; ++e) {
+      std::string_view entry(*e);
+      bool overridden = false;
+      for (const auto& [key, value] : command.env) overridden |= entry.substr(0, entry.find('=')) == key;
+      if (!overridden) env.emplace_back(entry);
+    }
+    for (const auto& [key, value] : command.env) env.push_back(key + "=" + value);
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (std::string& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
+};
+
+ExitInfo Decode(int status) {
+  ExitInfo info;
+  if (WIFEXITED(status)) info.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    const char* name = sigabbrev_np(WTERMSIG(status));
+    info.signal = name ? name : fmt::format("{}", WTERMSIG(status));
+  }
+  return info;
+}
+
+class LocalCommand : public RunningCommand {
+ public:
+  LocalCommand(pid_t pid, int in_fd, int out_fd, int err_fd, size_t index, std::string stdin_data,
+               bool close_stdin, std::shared_ptr<SharedSink> sink)
+      : pid_(pid), index_(index), sink_(std::move(sink)) {
+    thread_ = std::thread([=, this, data = std::move(stdin_data)] { Pump(in_fd, out_fd, err_fd, data, close_stdin); });
+  }
+  ~LocalCommand() override {
+    Stop(std::chrono::milliseconds(2000));
+    if (thread_.joinable()) thread_.join();
+  }
+
+  std::optional<ExitInfo> Wait(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(mutex_);
+    if (!done_.wait_for(lock, timeout, [this] { return info_.has_value(); })) return std::nullopt;
+    return info_;
+  }
+
+  ExitInfo Stop(std::chrono::milliseconds grace) override {
+    if (auto info = Wait(std::chrono::milliseconds(0))) return *info;
+    kill(-pid_, SIGTERM);
+    if (auto info = Wait(grace)) return *info;
+    kill(-pid_, SIGKILL);
+    return *Wait(std::chrono::hours(24));
+  }
+
+ private:
+  void Pump(int in_fd, int out_fd, int err_fd, const std::string& data, bool close_stdin);
+  void Finish(ExitInfo info) {
+    std::lock_guard lock(mutex_);
+    info_ = std::move(info);
+    done_.notify_all();
+  }
+
+  pid_t pid_;
+  size_t index_;
+  std::shared_ptr<SharedSink> sink_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::optional<ExitInfo> info_;
+};
+
+void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, const std::string& data, bool close_stdin) {
+  // A child that closed its stdin must give EPIPE, not kill us with SIGPIPE.
+  sigset_t pipe_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, nullptr);
+  size_t written = 0;
+  if (data.empty() && close_stdin) close(in_fd), in_fd = -1;
+  LineSplitter splitters[2];
+  pollfd fds[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {in_fd, POLLOUT, 0}};
+  std::optional<ExitInfo> exited;
+  char buf[65536];
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    if (written == data.size()) fds[2].events = 0;  // keep it open, stop asking to write
+    int n = poll(fds, 3, exited ? 0 : 100);
+    if (n < 0 && errno != EINTR) break;
+    if (exited && n == 0) break;  // exited and nothing left to read right now
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        auto stream = i == 0 ? OutputStream::kStdout : OutputStream::kStderr;
+        splitters[i].Feed({buf, static_cast<size_t>(got)}, [&](std::string_view l) { sink_->Emit(index_, stream, l); });
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd), fds[i].fd = -1;
+      }
+    }
+    if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t put = write(fds[2].fd, data.data() + written, data.size() - written);
+      if (put > 0) written += static_cast<size_t>(put);
+      if ((put < 0 && errno != EINTR && errno != EAGAIN) || (written == data.size() && close_stdin))
+        close(fds[2].fd), fds[2].fd = -1;
+    }
+    int status = 0;
+    if (!exited && waitpid(pid_, &status, WNOHANG) == pid_) exited = Decode(status);
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto stream = i == 0 ? OutputStream::kStdout : OutputStream::kStderr;
+    splitters[i].Flush([&](std::string_view l) { sink_->Emit(index_, stream, l); });
+    if (fds[i].fd >= 0) close(fds[i].fd);
+  }
+  if (fds[2].fd >= 0) close(fds[2].fd);
+  if (!exited) {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    exited = Decode(status);
+  }
+  timespec zero{};
+  while (sigtimedwait(&pipe_set, nullptr, &zero) > 0) {}  // drop a pending SIGPIPE
+  Finish(*exited);
+}
+
+StartResult StartOne(const LaunchRequest& request, size_t index, const std::shared_ptr<SharedSink>& sink) {
+  const std::string where = request.command.argv.empty() ? "command" : request.command.argv[0];
+  if (request.command.argv.empty()) return Error(ErrorCode::kBadInput, "command", "empty argv");
+  ExecPlan plan(request.command);
+  int in[2], out[2], err[2], report[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(report, O_CLOEXEC))
+    return Error(ErrorCode::kUnavailable, where, fmt::format("pipe: {}", std::strerror(errno)));
+  const char* cwd = request.command.cwd.empty() ? nullptr : request.command.cwd.c_str();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    // A supervisor may block or ignore signals; its children start clean.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGPIPE, SIGTERM, SIGHUP, SIGINT}) signal(sig, SIG_DFL);
+    dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
+    int error = 0;
+    if (cwd && chdir(cwd) != 0) error = errno;
+    if (!error) execvpe(plan.argv[0], plan.argv.data(), plan.envp.data());
+    if (!error) error = errno;
+    (void)!write(report[1], &error, sizeof error);
+    _exit(127);
+  }
+  int saved = errno;
+  close(in[0]), close(out[1]), close(err[1]), close(report[1]);
+  if (pid < 0) {
+    close(in[1]), close(out[0]), close(err[0]), close(report[0]);
+    return Error(ErrorCode::kUnavailable, where, fmt::format("fork: {}", std::strerror(saved)));
+  }
+  setpgid(pid, pid);
+  int child_error = 0;
+  ssize_t got;
+  while ((got = read(report[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {}
+  close(report[0]);
+  if (got == sizeof child_error) {
+    close(in[1]), close(out[0]), close(err[0]);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+    std::string what = cwd ? fmt::format("cannot run in {}: {}", request.command.cwd, std::strerror(child_error))
+                           : fmt::format("cannot run: {}", std::strerror(child_error));
+    return Error(ErrorCode::kUnavailable, where, what);
+  }
+  fcntl(in[1], F_SETFL, O_NONBLOCK);
+  return std::unique_ptr<RunningCommand>(
+      new LocalCommand(pid, in[1], out[0], err[0], index, request.stdin_data, request.close_stdin, sink));
+}
+
+}  // namespace
+
+std::vector<StartResult> LocalExecutor::StartAll(std::span<const LaunchRequest> requests, OutputSink sink) {
+  auto shared = std::make_shared<SharedSink>();
+  shared->sink = std::move(sink);
+  std::vector<StartResult> results;
+  for (size_t i = 0; i < requests.size(); ++i) results.push_back(StartOne(requests[i], i, shared));
+  return results;
+}
+
+}  // namespace topolaunch

@@ -1,0 +1,79 @@
+#include <nlohmann/json.hpp>
+
+#include "rankmap/plan_json.h"
+#include "topolaunch/layout.h"
+
+namespace topolaunch {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson OrNull(const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); }
+ojson OrNull(const std::optional<int>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+ojson RankJson(const RankBinding& r) {
+  return ojson{{"local_rank", r.local_rank},
+               {"gpu", OrNull(r.gpu)},
+               {"numa", OrNull(r.numa)},
+               {"cpus", r.cpus.empty() ? ojson(nullptr) : ojson(FormatCpuList(r.cpus))},
+               {"nic", OrNull(r.nic)},
+               {"cuda_index", OrNull(r.cuda_index)}};
+}
+
+ojson NodeJson(const PlanNode& n) {
+  ojson local = ojson::array();
+  for (const RankBinding& r : n.local) local.push_back(RankJson(r));
+  ojson leaves = ojson::array();
+  for (Guid g : n.leaves) leaves.push_back(FormatGuid(g));
+  return ojson{{"host", n.host},
+               {"node_rank", n.node_rank},
+               {"leaf", n.leaf ? ojson(FormatGuid(*n.leaf)) : ojson(nullptr)},
+               {"first_rank", n.first_rank},
+               {"local", local},
+               {"leaves", leaves},
+               {"spine_group", n.groups.empty() ? ojson(nullptr) : ojson(n.groups.front())},
+               {"groups", n.groups}};
+}
+
+ojson MetricsJson(const PlanMetrics& m) {
+  ojson levels = ojson::array();
+  for (const LevelCrossings& l : m.levels)
+    levels.push_back(ojson{{"level", l.level}, {"name", l.name}, {"crossings", l.crossings},
+                           {"lower_bound", l.lower_bound}, {"hostname_order_crossings", l.hostname_order_crossings},
+                           {"given_order_crossings", l.given_order_crossings}});
+  return ojson{{"ring_leaf_crossings", m.ring_leaf_crossings},
+               {"ring_leaf_crossings_lower_bound", m.ring_leaf_crossings_lower_bound},
+               {"hostname_order_ring_leaf_crossings", m.hostname_order_ring_leaf_crossings},
+               {"given_order_ring_leaf_crossings", m.given_order_ring_leaf_crossings},
+               {"levels", levels}};
+}
+
+}  // namespace
+
+std::string FormatPlanJson(const Plan& plan) {
+  ojson nodes = ojson::array();
+  for (const PlanNode& n : plan.nodes) nodes.push_back(NodeJson(n));
+  ojson skipped = ojson::array();
+  for (const SkippedHost& s : plan.skipped) skipped.push_back(ojson{{"host", s.host}, {"reason", s.reason}});
+  ojson rails = ojson::array();
+  for (const Rail& r : plan.rails) {
+    ojson leaves = ojson::array();
+    for (Guid g : r.leaves) leaves.push_back(FormatGuid(g));
+    rails.push_back(ojson{{"rail", r.index}, {"devices", r.devices}, {"leaves", leaves}});
+  }
+  ojson doc{{"schema", kPlanSchema},
+            {"nproc_per_node", plan.nproc_per_node},
+            {"world_size", plan.world_size},
+            {"nodes", nodes},
+            {"metrics", MetricsJson(plan.metrics)},
+            {"fabric", plan.fabric},
+            {"env", ojson{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}}},
+            {"unknown_hosts", plan.unknown_hosts},
+            {"skipped", skipped},
+            {"rails", rails},
+            {"notes", plan.notes}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace topolaunch

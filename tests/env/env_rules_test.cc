@@ -1,0 +1,171 @@
+// The emitted set per fabric, value by value.
+#include "env/env_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "env/compute_ports.h"
+#include "env/env_test_util.h"
+#include "support/topology_samples.h"
+
+namespace topolaunch {
+namespace {
+
+using testing::ComputeWithBuiltin;
+using testing::HandTopology;
+using testing::Values;
+using Map = std::map<std::string, std::string>;
+
+const Map kCommon = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}, {"NCCL_DEBUG", "WARN"}};
+
+Map With(Map extra) {
+  Map out = kCommon;
+  out.insert(extra.begin(), extra.end());
+  return out;
+}
+
+EnvFacts FactsFor(const Topology& topology, const std::string& host) {
+  EnvFacts facts;
+  facts.topology = &topology;
+  facts.host = host;
+  facts.socket_route = SocketRoute{"ens1f0", "route to 10.0.0.1 (node01) via ens1f0"};
+  return facts;
+}
+
+std::string ReasonOf(const EnvOutcome& env, const std::string& name) {
+  for (const EnvVariable& v : env.variables) if (v.name == name) return v.reason;
+  for (const EnvLeftUnset& u : env.unset) if (u.name == name) return u.reason;
+  return "<absent>";
+}
+
+Topology SingleRail() {
+  HandTopology t;
+  t.Switch(0x10, "leaf01", 1).Switch(0x11, "leaf02", 1).Switch(0x20, "spine01", 2);
+  t.Hca("node01", 0xa1, "mlx5_0", 0x10).Hca("node02", 0xa2, "mlx5_0", 0x10).Hca("node03", 0xa3, "mlx5_0", 0x11);
+  t.Cable(0x10, 0x20).Cable(0x11, 0x20);
+  return t.Build();
+}
+
+TEST(EnvRules, SingleRailFatTree) {
+  Topology topology = SingleRail();
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "node02"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("nothing to cross"), std::string::npos);
+  EXPECT_NE(ReasonOf(env, "NCCL_TOPO_FILE").find("no --nccl-topo"), std::string::npos);
+  EXPECT_TRUE(env.warnings.empty());
+}
+
+TEST(EnvRules, RailOptimized) {
+  Topology topology = testing::MultiRailTopology();
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "dgx02"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_CROSS_NIC", "0"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("rail-optimized"), std::string::npos);
+  // dgx06's mlx5_0 is unplugged: its value differs and says why.
+  EnvOutcome dgx06 = ComputeWithBuiltin(FactsFor(topology, "dgx06"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(dgx06)["NCCL_IB_HCA"], "=mlx5_1:1");
+  EXPECT_NE(ReasonOf(dgx06, "NCCL_IB_HCA").find("mlx5_0:1: not cabled to a switch"), std::string::npos);
+  EXPECT_NE(ReasonOf(env, "NCCL_IB_HCA").find("hosts differ (dgx06: =mlx5_1:1)"), std::string::npos);
+}
+
+TEST(EnvRules, AllNicsOnOneLeafMayCross) {
+  HandTopology t;
+  t.Switch(0x10, "leaf01", 1).Hca("node01", 0xa1, "mlx5_0", 0x10).Hca("node01", 0xa2, "mlx5_1", 0x10);
+  Topology topology = t.Build();
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "node01"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_CROSS_NIC", "1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("leaf01"), std::string::npos);
+}
+
+TEST(EnvRules, MixedLeavesLeaveCrossNicToNccl) {
+  HandTopology t;
+  t.Switch(0x10, "leaf01", 1).Switch(0x11, "leaf02", 1);
+  t.Hca("node01", 0xa1, "mlx5_0", 0x10).Hca("node01", 0xa2, "mlx5_1", 0x11).Hca("node02", 0xb1, "mlx5_1", 0x10);
+  Topology topology = t.Build();
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "node01"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env).count("NCCL_CROSS_NIC"), 0u);
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("NCCL's default (2)"), std::string::npos);
+}
+
+TEST(EnvRules, StorageHcaOnAnotherSubnetIsLeftOut) {
+  // node01 has mlx5_0 on the compute fabric (its CA description carries no
+  // device name, so the name comes from hwloc by GUID) and mlx5_1, a storage
+  // HCA whose GUID the compute fabric walk never saw.
+  HandTopology t;
+  t.Switch(0x10, "leaf01", 1).Hca("node01", 0xa1, "", 0x10).Hca("node02", 0xa2, "mlx5_0", 0x10);
+  Topology topology = t.Build();
+  HostLayout layout;
+  layout.nics = {{"eno1", "network", "0000:01:00.0", {"eno1"}, std::nullopt, 0, std::nullopt},
+                 {"mlx5_0", "openfabrics", "0000:17:00.0", {"ib0"}, 0xa1, 0, std::nullopt},
+                 {"mlx5_1", "openfabrics", "0000:98:00.0", {"ib1"}, 0xc1, 1, std::nullopt}};
+  AttachLayout(topology, "node01", layout);
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "node01"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_IB_HCA").find("left out: mlx5_1: not cabled into the discovered fabric"), std::string::npos);
+}
+
+TEST(EnvRules, NoFabricFallsBackToTcp) {
+  Topology topology;
+  AttachLayout(topology, "laptop", HostLayout{});
+  EnvFacts facts = FactsFor(topology, "laptop");
+  facts.rdma_ports = std::vector<RdmaPort>{};
+  ASSERT_EQ(DetectFabricKind(facts), FabricKind::kTcp);
+  EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kTcp);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_DISABLE", "1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+}
+
+TEST(EnvRules, SocketInterfaceNeverLoopbackOrDocker) {
+  Topology topology = SingleRail();
+  for (const char* iface : {"lo", "docker0"}) {
+    EnvFacts facts = FactsFor(topology, "node01");
+    facts.socket_route = SocketRoute{iface, "test"};
+    EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kInfiniband);
+    EXPECT_EQ(Values(env).count("NCCL_SOCKET_IFNAME"), 0u) << iface;
+    ASSERT_EQ(env.warnings.size(), 1u) << iface;
+    EXPECT_NE(env.warnings[0].find("--rank0-host"), std::string::npos);
+  }
+  EnvFacts unknown = FactsFor(topology, "node01");
+  unknown.socket_route.reset();
+  unknown.socket_route_problem = "computed on a for b";
+  EXPECT_EQ(ReasonOf(ComputeWithBuiltin(unknown, FabricKind::kInfiniband), "NCCL_SOCKET_IFNAME"), "computed on a for b");
+}
+
+RdmaPort RocePort(const std::string& device, int ipv4_v2_index) {
+  RdmaPort port{device, 1, "Ethernet", "ACTIVE", {}};
+  port.gids = {{0, "fe80:0000:0000:0000:0a00:00ff:fe00:0005", "IB/RoCE v1", "ens1f0"},
+               {1, "fe80:0000:0000:0000:0a00:00ff:fe00:0005", "RoCE v2", "ens1f0"},
+               {2, "0000:0000:0000:0000:0000:ffff:0a00:0005", "IB/RoCE v1", "ens1f0"}};
+  port.gids.push_back({ipv4_v2_index, "0000:0000:0000:0000:0000:ffff:0a00:0005", "RoCE v2", "ens1f0"});
+  return port;
+}
+
+TEST(EnvRules, RoceGidIndexFromTheGidTable) {
+  Topology topology;
+  AttachLayout(topology, "r01", HostLayout{});
+  EnvFacts facts = FactsFor(topology, "r01");
+  facts.rdma_ports = {RocePort("mlx5_0", 3), RocePort("mlx5_1", 3), RdmaPort{"mlx5_2", 1, "Ethernet", "DOWN", {}},
+                      RdmaPort{"mlx5_3", 1, "InfiniBand", "ACTIVE", {}}};
+  ASSERT_EQ(DetectFabricKind(facts), FabricKind::kRoce);
+  EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kRoce);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_IB_GID_INDEX", "3"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_IB_GID_INDEX").find("10.0.0.5"), std::string::npos);
+
+  facts.rdma_ports = {RocePort("mlx5_0", 3), RocePort("mlx5_1", 5)};  // ports disagree
+  env = ComputeWithBuiltin(facts, FabricKind::kRoce);
+  EXPECT_EQ(Values(env).count("NCCL_IB_GID_INDEX"), 0u);
+  ASSERT_EQ(env.warnings.size(), 1u);
+  EXPECT_NE(env.warnings[0].find("before 2.21"), std::string::npos);
+}
+
+TEST(EnvRules, GidIndexNeverOnInfiniband) {
+  Topology topology = SingleRail();
+  RuleInput input{FactsFor(topology, "node01"), FabricKind::kInfiniband};
+  EXPECT_EQ(DecideGidIndex(input).value, "");
+}
+
+TEST(EnvRules, EveryRuleDecidesARealName) {
+  for (const EnvRule& rule : EnvRules()) EXPECT_TRUE(IsRealVariableName(rule.name)) << rule.name;
+  for (const char* debug_knob : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_NET_GDR_LEVEL", "NCCL_IB_QPS_PER_CONNECTION"})
+    EXPECT_EQ(FindEnvRule(debug_knob), nullptr) << debug_knob << " must never be set by default";
+}
+
+}  // namespace
+}  // namespace topolaunch

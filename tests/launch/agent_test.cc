@@ -1,0 +1,208 @@
+// `topolaunch agent`, the real binary: locally under LocalExecutor, and on
+// namespaced hosts over SSH, where losing the connection must take the
+// whole remote process tree down (a grandchild that called setsid too),
+// and where the launch message's environment must not appear in any
+// process's command line.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "launch/launch_message.h"
+#include "launch/local_executor.h"
+#include "launch/ssh_executor.h"
+#include "support/launch_printers.h"
+#include "support/netns_testbed.h"
+#include "support/test_paths.h"
+
+namespace topolaunch {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::NetnsTestbed;
+
+struct Lines {
+  std::mutex mutex;
+  std::vector<std::string> out, err;
+  OutputSink Sink() {
+    return [this](size_t, OutputStream s, std::string_view line) {
+      std::lock_guard lock(mutex);
+      (s == OutputStream::kStdout ? out : err).emplace_back(line);
+    };
+  }
+  // The first stdout line, waiting up to 10 s for it.
+  std::string First() {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard lock(mutex);
+        if (!out.empty()) return out[0];
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return "";
+  }
+};
+
+LaunchRequest AgentRequest(const std::string& host, Command command, std::chrono::milliseconds grace = 2000ms) {
+  LaunchRequest request{host, {{testing::TopolaunchBinary(), "agent"}}};
+  request.stdin_data = FormatLaunchMessage({std::move(command), grace});
+  request.close_stdin = false;  // EOF means "stop"
+  return request;
+}
+
+bool Gone(pid_t pid, std::chrono::milliseconds within) {
+  for (auto end = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < end;) {
+    std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    if (stat.empty() || stat.find(") Z") != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// A command whose grandchild escapes into its own session.
+const Command kTreeWithSetsid{{"sh", "-c", "setsid sleep 1001 & echo $!; exec sleep 1002"}};
+
+TEST(Agent, RunsTheMessageAndExitsWithItsStatus) {
+  LocalExecutor executor;
+  Lines lines;
+  std::vector<LaunchRequest> requests = {AgentRequest("", {{"sh", "-c", "echo \"$TL_X\"; echo err >&2; exit 5"}, {{"TL_X", "a b"}}})};
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 5});
+  EXPECT_EQ(lines.out, std::vector<std::string>{"a b"});
+  EXPECT_EQ(lines.err, std::vector<std::string>{"err"});
+}
+
+TEST(Agent, RefusesABadMessage) {
+  LocalExecutor executor;
+  Lines lines;
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, "{\"argv\":[]}\n"};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok());
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 2});
+  ASSERT_EQ(lines.err.size(), 1u);
+  EXPECT_EQ(lines.err[0], "topolaunch: error: launch message: $.argv: empty: nothing to run");
+}
+
+TEST(Agent, SigtermStopsTheWholeTree) {
+  LocalExecutor executor;
+  Lines lines;
+  std::vector<LaunchRequest> requests = {AgentRequest("", kTreeWithSetsid)};
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok());
+  std::string first = lines.First();
+  ASSERT_FALSE(first.empty());
+  pid_t escaped = std::stoi(first);
+  ExitInfo info = (*started[0])->Stop(10s);  // SIGTERM to the agent only: it must do the rest
+  EXPECT_EQ(info, ExitInfo{.exit_code = 128 + 15});
+  EXPECT_TRUE(Gone(escaped, 1s)) << "the setsid'ed grandchild " << escaped << " survived";
+}
+
+class AgentOverSshTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (auto why = NetnsTestbed::Unavailable()) {
+      skip_reason_ = *why;
+      return;
+    }
+    auto testbed = NetnsTestbed::Start(2);
+    if (testbed.ok()) testbed_ = std::move(*testbed).release();
+    else start_error_ = testbed.error().Message();
+  }
+  static void TearDownTestSuite() {
+    delete testbed_;
+    testbed_ = nullptr;
+  }
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_NE(testbed_, nullptr) << start_error_;
+    enter_ = std::make_unique<NetnsTestbed::EnterHead>(*testbed_);
+    ASSERT_TRUE(enter_->ok());
+    SshOptions options;
+    options.local_user = "root";
+    options.home = testbed_->dir().path();
+    options.config = ParseSshConfig(testbed_->SshConfigText(), "config").value();
+    options.identity_files = {testbed_->ClientKey()};
+    options.known_hosts_file = testbed_->KnownHosts();
+    executor_ = std::make_unique<SshExecutor>(options);
+  }
+  void TearDown() override {
+    executor_.reset();
+    enter_.reset();
+  }
+  // Processes in node i's namespace whose command line holds `needle`.
+  std::vector<pid_t> Matching(int node, const std::string& needle) {
+    std::vector<pid_t> found;
+    for (pid_t pid : testbed_->PidsInNode(node)) {
+      std::string cmdline = testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (cmdline.find(needle) != std::string::npos) found.push_back(pid);
+    }
+    return found;
+  }
+  bool NoneLeft(int node, const std::string& needle, std::chrono::milliseconds within) {
+    for (auto end = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < end;) {
+      if (Matching(node, needle).empty()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+
+  static inline NetnsTestbed* testbed_ = nullptr;
+  static inline std::string skip_reason_, start_error_;
+  std::unique_ptr<NetnsTestbed::EnterHead> enter_;
+  std::unique_ptr<SshExecutor> executor_;
+};
+
+TEST_F(AgentOverSshTest, LosingTheConnectionStopsTheRemoteTreeWithin5s) {
+  Lines lines;
+  std::vector<LaunchRequest> requests = {AgentRequest("node1", kTreeWithSetsid)};
+  std::vector<StartResult> started = executor_->StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  ASSERT_FALSE(lines.First().empty());
+  ASSERT_EQ(Matching(1, "sleep 1001").size(), 1u);
+  ASSERT_EQ(Matching(1, "sleep 1002").size(), 1u);
+  // Zero grace: the connection is dropped without a word (like a killed `run`).
+  EXPECT_TRUE((*started[0])->Stop(0ms).connection_lost);
+  EXPECT_TRUE(NoneLeft(1, "sleep 100", 5s)) << "left running on node1";
+  EXPECT_TRUE(NoneLeft(1, "topolaunch agent", 5s)) << "agent left running on node1";
+}
+
+TEST_F(AgentOverSshTest, EofOnStdinStopsTheTreeAndReportsTheStatus) {
+  Lines lines;
+  std::vector<LaunchRequest> requests = {AgentRequest("node2", kTreeWithSetsid)};
+  std::vector<StartResult> started = executor_->StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  ASSERT_FALSE(lines.First().empty());
+  EXPECT_EQ((*started[0])->Stop(5s), ExitInfo{.exit_code = 128 + 15});
+  EXPECT_TRUE(NoneLeft(2, "sleep 100", 1s));
+}
+
+TEST_F(AgentOverSshTest, EnvironmentNeverAppearsInAnyCommandLine) {
+  std::string secret = fmt::format("tl-secret-{}", std::random_device{}());
+  Lines lines;
+  Command command{{"sh", "-c", "echo started; exec sleep 1003"}, {{"TL_SECRET", secret}}};
+  std::vector<LaunchRequest> requests = {AgentRequest("node1", command)};
+  std::vector<StartResult> started = executor_->StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  ASSERT_EQ(lines.First(), "started");
+  ASSERT_EQ(Matching(1, "sleep 1003").size(), 1u);
+  pid_t sleeper = Matching(1, "sleep 1003")[0];
+  EXPECT_NE(testing::ReadFile("/proc/" + std::to_string(sleeper) + "/environ").find(secret), std::string::npos)
+      << "the command did not get the variable";
+  size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    if (!std::isdigit(static_cast<unsigned char>(entry.path().filename().string()[0]))) continue;
+    if (testing::ReadFile(entry.path().string() + "/cmdline").find(secret) != std::string::npos) ++seen;
+  }
+  EXPECT_EQ(seen, 0u) << "the secret is in a command line";
+  (*started[0])->Stop(3s);
+}
+
+}  // namespace
+}  // namespace topolaunch

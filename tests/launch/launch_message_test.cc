@@ -1,0 +1,87 @@
+#include "launch/launch_message.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "support/launch_printers.h"
+
+#include "support/fake_executor.h"
+
+namespace topolaunch {
+namespace {
+
+TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
+  LaunchMessage message;
+  message.command = {{"torchrun", "a b", "it's", "x\ny", "$HOME;", "é", ""}, {{"NCCL_IB_HCA", "mlx5_0"}, {"SECRET", "p\"w\n"}}, "/w"};
+  message.grace = std::chrono::milliseconds(1234);
+  std::string line = FormatLaunchMessage(message);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line only";
+  Result<LaunchMessage> parsed = ParseLaunchMessage(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
+  EXPECT_EQ(parsed->command.argv, message.command.argv);
+  EXPECT_EQ(parsed->command.cwd, "/w");
+  EXPECT_EQ(parsed->grace, message.grace);
+  auto env = parsed->command.env;
+  std::sort(env.begin(), env.end());
+  EXPECT_EQ(env, message.command.env);
+}
+
+TEST(LaunchMessage, DefaultsForOptionalFields) {
+  Result<LaunchMessage> parsed = ParseLaunchMessage(R"({"argv":["hostname"]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
+  EXPECT_EQ(parsed->command, (Command{{"hostname"}, {}, ""}));
+  EXPECT_EQ(parsed->grace, std::chrono::milliseconds(5000));
+}
+
+struct BadCase {
+  std::string text;
+  std::vector<std::string> wheres;
+};
+
+class BadLaunchMessageTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadLaunchMessageTest, ReportsEveryProblemByPath) {
+  Result<LaunchMessage> parsed = ParseLaunchMessage(GetParam().text);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().code, ErrorCode::kBadInput);
+  std::vector<std::string> wheres;
+  for (const Problem& p : parsed.error().problems) wheres.push_back(p.where);
+  EXPECT_EQ(wheres, GetParam().wheres) << parsed.error().Message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadLaunchMessageTest,
+    ::testing::Values(
+        BadCase{R"({"argv":[]})", {"launch message: $.argv"}},
+        BadCase{R"({"env":{"1X":"a","B":2},"grace_ms":-1})",
+                {"launch message: $.argv", "launch message: $.env.1X", "launch message: $.env.B",
+                 "launch message: $.grace_ms"}},
+        BadCase{R"([1])", {"launch message: $"}}));
+
+TEST(FakeExecutor, RecordsRequestsAndStops) {
+  testing::FakeExecutor fake;
+  testing::FakeExecutor::Script failing;
+  failing.start_error = Error(ErrorCode::kUnavailable, "n2", "refused");
+  testing::FakeExecutor::Script long_running;
+  long_running.runs_until_stopped = true;
+  long_running.lines = {{OutputStream::kStdout, "hello"}};
+  fake.SetScript("n2", failing);
+  fake.SetScript("n3", long_running);
+  std::vector<LaunchRequest> requests = {{"n1", {{"a"}}}, {"n2", {{"b"}}}, {"n3", {{"c"}}}};
+  std::vector<std::string> seen;
+  std::vector<StartResult> started =
+      fake.StartAll(requests, [&](size_t i, OutputStream, std::string_view l) { seen.push_back(std::to_string(i) + std::string(l)); });
+  ASSERT_EQ(started.size(), 3u);
+  EXPECT_EQ((*started[0])->Wait(std::chrono::milliseconds(0)), ExitInfo{.exit_code = 0});
+  EXPECT_FALSE(started[1].ok());
+  EXPECT_EQ((*started[2])->Wait(std::chrono::milliseconds(0)), std::nullopt);
+  EXPECT_EQ((*started[2])->Stop(std::chrono::milliseconds(0)).signal, "TERM");
+  EXPECT_EQ(seen, std::vector<std::string>{"2hello"});
+  EXPECT_EQ(fake.requests().size(), 3u);
+  EXPECT_EQ(fake.stopped(), std::vector<std::string>{"n3"});
+}
+
+}  // namespace
+}  // namespace topolaunch

@@ -1,0 +1,263 @@
+// SshExecutor against real sshds, one per network namespace (NetnsTestbed).
+// The test thread enters the testbed's head namespace, so the executor's
+// connections go only to the namespaced hosts.
+#include "launch/ssh_executor.h"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "support/launch_printers.h"
+
+#include "support/netns_testbed.h"
+
+namespace topolaunch {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::NetnsTestbed;
+
+class SshExecutorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (auto why = NetnsTestbed::Unavailable()) {
+      skip_reason_ = *why;
+      return;
+    }
+    auto testbed = NetnsTestbed::Start(4);
+    if (!testbed.ok()) {
+      start_error_ = testbed.error().Message();
+      return;
+    }
+    testbed_ = std::move(*testbed).release();
+  }
+  static void TearDownTestSuite() {
+    delete testbed_;
+    testbed_ = nullptr;
+  }
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_NE(testbed_, nullptr) << start_error_;
+    enter_ = std::make_unique<NetnsTestbed::EnterHead>(*testbed_);
+    ASSERT_TRUE(enter_->ok());
+    known_hosts_ = scratch_.File("known_hosts");
+    std::filesystem::copy_file(testbed_->KnownHosts(), known_hosts_);
+  }
+  void TearDown() override { enter_.reset(); }
+
+  SshOptions Options() const {
+    SshOptions options;
+    options.local_user = "root";
+    options.home = scratch_.path();
+    options.config = ParseSshConfig(testbed_->SshConfigText(), "config").value();
+    options.identity_files = {testbed_->ClientKey()};
+    options.known_hosts_file = known_hosts_;
+    options.connect_timeout = 5s;
+    return options;
+  }
+
+  static inline NetnsTestbed* testbed_ = nullptr;
+  static inline std::string skip_reason_, start_error_;
+  std::unique_ptr<NetnsTestbed::EnterHead> enter_;
+  testing::TempDir scratch_;
+  std::string known_hosts_;
+};
+
+testing::ProcessResult Keygen(std::vector<std::string> args) {
+  testing::ProcessSpec spec;
+  spec.argv = {"ssh-keygen", "-q", "-N", ""};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  return testing::RunProcess(spec);
+}
+
+struct Lines {
+  std::mutex mutex;
+  std::vector<std::vector<std::string>> out, err;
+  explicit Lines(size_t n) : out(n), err(n) {}
+  OutputSink Sink() {
+    return [this](size_t i, OutputStream s, std::string_view line) {
+      std::lock_guard lock(mutex);
+      (s == OutputStream::kStdout ? out : err)[i].emplace_back(line);
+    };
+  }
+};
+
+TEST_F(SshExecutorTest, RunsOnThreeHostsInParallelAndGetsEachHostName) {
+  SshExecutor executor(Options());
+  std::vector<LaunchRequest> requests;
+  for (int i = 1; i <= 3; ++i) requests.push_back({testbed_->NodeName(i), {{"hostname"}}});
+  Lines lines(3);
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(started[i].ok()) << started[i].error().Message();
+    EXPECT_EQ((*started[i])->Wait(10s), ExitInfo{.exit_code = 0});
+    EXPECT_EQ(lines.out[i], std::vector<std::string>{testbed_->NodeName(i + 1)});
+  }
+}
+
+TEST_F(SshExecutorTest, ArgumentsAndEnvironmentArriveByteForByte) {
+  std::vector<std::string> args = {"two words", "it's", "\"q\"", "$HOME", "$(id)", "a;b", "x\ny", "\\", "*", "", "é"};
+  Command command{{"printf", "%s|"}, {{"TL_VALUE", "v'$x;\n\"y\""}}, "/tmp"};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  Command env_command{{"sh", "-c", "printf '%s|' \"$TL_VALUE\" \"$PWD\""}, command.env, "/tmp"};
+  SshExecutor executor(Options());
+  std::vector<LaunchRequest> requests = {{"node1", command}, {"node2", env_command}};
+  Lines lines(2);
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  std::string expected;
+  for (const std::string& a : args) expected += a + "|";
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(started[i].ok()) << started[i].error().Message();
+    ASSERT_EQ((*started[i])->Wait(10s), ExitInfo{.exit_code = 0});
+  }
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "\n" : "") + v[i];
+    return s;
+  };
+  EXPECT_EQ(joined(lines.out[0]), expected);
+  EXPECT_EQ(joined(lines.out[1]), "v'$x;\n\"y\"|/tmp|");
+}
+
+TEST_F(SshExecutorTest, ExitStatusAndSignalComeBack) {
+  SshExecutor executor(Options());
+  std::vector<LaunchRequest> requests = {{"node1", {{"sh", "-c", "echo oops >&2; exit 7"}}},
+                                         {"node2", {{"sh", "-c", "kill -TERM $$"}}}};
+  Lines lines(2);
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok() && started[1].ok());
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 7});
+  EXPECT_EQ(lines.err[0], std::vector<std::string>{"oops"});
+  std::optional<ExitInfo> killed = (*started[1])->Wait(10s);
+  ASSERT_TRUE(killed);
+  EXPECT_EQ(killed->signal, "TERM");
+}
+
+TEST_F(SshExecutorTest, StopSendsEofOnStdin) {
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"cat"}}, "first\n"};
+  request.close_stdin = false;
+  Lines lines(1);
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(500ms), std::nullopt);
+  EXPECT_EQ((*started[0])->Stop(3s), ExitInfo{.exit_code = 0});  // cat ends at EOF
+  EXPECT_EQ(lines.out[0], std::vector<std::string>{"first"});
+}
+
+TEST_F(SshExecutorTest, UnknownHostKeyIsRefusedWithHowToAccept) {
+  std::ofstream(known_hosts_, std::ios::trunc).flush();
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_EQ(started[0].error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(message.find("root@node1: unknown host key (ssh-ed25519 SHA256:"), std::string::npos) << message;
+  EXPECT_NE(message.find("ssh-keyscan -p 22 -t ssh-ed25519 10.200.0.2 >> " + known_hosts_), std::string::npos) << message;
+  EXPECT_NE(message.find("--accept-new-host-keys"), std::string::npos) << message;
+}
+
+TEST_F(SshExecutorTest, ChangedHostKeyIsRefused) {
+  testing::ProcessResult keygen = Keygen({"-t", "ed25519", "-f", scratch_.File("other")});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.Describe();
+  std::string other = testing::ReadFile(scratch_.File("other.pub"));
+  std::ofstream(known_hosts_, std::ios::trunc) << "10.200.0.2 " << other.substr(0, other.rfind(' ')) << "\n";
+  SshOptions options = Options();
+  options.accept_new_host_keys = true;  // never overrides a changed key
+  SshExecutor executor(options);
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find("host key has CHANGED"), std::string::npos) << message;
+  EXPECT_NE(message.find("ssh-keygen -R '10.200.0.2' -f " + known_hosts_), std::string::npos) << message;
+}
+
+TEST_F(SshExecutorTest, AcceptNewAppendsTheKeyThenItIsKnown) {
+  std::ofstream(known_hosts_, std::ios::trunc) << "# mine\n";
+  SshOptions options = Options();
+  options.accept_new_host_keys = true;
+  LaunchRequest request{"node2", {{"true"}}};
+  {
+    SshExecutor executor(options);
+    std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+    ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+    EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
+  }
+  std::string text = testing::ReadFile(known_hosts_);
+  std::string host_key = testing::ReadFile(testbed_->dir().File("host_ed25519.pub"));
+  EXPECT_EQ(text, "# mine\n10.200.0.3 " + host_key.substr(0, host_key.rfind(' ')) + "\n");
+  options.accept_new_host_keys = false;
+  SshExecutor strict(options);
+  std::vector<StartResult> again = strict.StartAll({&request, 1}, nullptr);
+  ASSERT_TRUE(again[0].ok()) << again[0].error().Message();
+}
+
+TEST_F(SshExecutorTest, StoppedSshdAndSilentAddressFailClearlyAndInTime) {
+  testbed_->StopNode(4);
+  SshOptions options = Options();
+  options.connect_timeout = 1s;
+  SshExecutor executor(options);
+  std::vector<LaunchRequest> requests = {{"node4", {{"true"}}}, {testbed_->SilentAddress(), {{"true"}}},
+                                         {"-oProxyCommand=x", {{"true"}}}, {"node1", {{"true"}}}};
+  Clock::time_point start = Clock::now();
+  std::vector<StartResult> started = executor.StartAll(requests, nullptr);
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_LT(seconds, 3.0);
+  ASSERT_FALSE(started[0].ok());
+  EXPECT_NE(started[0].error().Message().find("root@node4: cannot connect to port 22: Connection refused"),
+            std::string::npos) << started[0].error().Message();
+  ASSERT_FALSE(started[1].ok());
+  EXPECT_EQ(started[1].error().code, ErrorCode::kTimeout);
+  EXPECT_NE(started[1].error().Message().find("within the connect timeout (1000 ms)"), std::string::npos)
+      << started[1].error().Message();
+  ASSERT_FALSE(started[2].ok());
+  EXPECT_EQ(started[2].error().code, ErrorCode::kBadInput);
+  EXPECT_TRUE(started[3].ok());  // one bad host does not spoil the others
+}
+
+TEST_F(SshExecutorTest, ThirtyConnectionsToOneDefaultSshdAllSucceed) {
+  SshExecutor executor(Options());  // sshd keeps MaxStartups 10:30:100
+  std::vector<LaunchRequest> requests(30, LaunchRequest{"node3", {{"sh", "-c", "sleep 0.3; echo ok"}}});
+  Lines lines(requests.size());
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  for (size_t i = 0; i < started.size(); ++i) {
+    ASSERT_TRUE(started[i].ok()) << i << ": " << started[i].error().Message();
+    EXPECT_EQ((*started[i])->Wait(20s), ExitInfo{.exit_code = 0});
+    EXPECT_EQ(lines.out[i], std::vector<std::string>{"ok"});
+  }
+}
+
+TEST_F(SshExecutorTest, UnboundedBurstSucceedsThanksToRetries) {
+  SshOptions options = Options();
+  options.max_parallel_connects = 40;  // past MaxStartups' 10: sshd drops some, we retry
+  options.connect_attempts = 8;
+  SshExecutor executor(options);
+  std::vector<LaunchRequest> requests(40, LaunchRequest{"node2", {{"true"}}});
+  std::vector<StartResult> started = executor.StartAll(requests, nullptr);
+  for (size_t i = 0; i < started.size(); ++i) {
+    ASSERT_TRUE(started[i].ok()) << i << ": " << started[i].error().Message();
+    EXPECT_EQ((*started[i])->Wait(20s), ExitInfo{.exit_code = 0});
+  }
+}
+
+TEST_F(SshExecutorTest, RsaKeyFailureSaysWhy) {
+  testing::ProcessResult keygen = Keygen({"-t", "rsa", "-b", "2048", "-f", scratch_.File("id_rsa")});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.Describe();
+  SshOptions options = Options();
+  options.identity_files = {scratch_.File("id_rsa")};
+  SshExecutor executor(options);
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find("authentication as \"root\" failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("RSA key " + scratch_.File("id_rsa") + " cannot work"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace topolaunch

@@ -1,0 +1,93 @@
+// A small cluster on one machine for SSH tests: N network namespaces on a
+// private bridge (10.200.0.0/24, see TESTBED.md), each with its own host
+// name (UTS namespace) and its own sshd, plus a "head" namespace the client
+// side runs in. Keys (ed25519 host and user keys) and known_hosts live in a
+// temporary directory. Names carry this process's PID, so parallel tests
+// do not collide and a later testbed removes what a crashed one left.
+// Everything is torn down by PID and by name in the destructor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+#include "topolaunch/result.h"
+
+namespace topolaunch::testing {
+
+class NetnsTestbed {
+ public:
+  /// Why a testbed cannot be built here (not root, no `ip netns`, no sshd,
+  /// no ssh-keygen, no nsenter/unshare), or nullopt when it can: tests
+  /// GTEST_SKIP with this reason.
+  static std::optional<std::string> Unavailable();
+
+  /// Brings up `nodes` nodes named node1..nodeN at 10.200.0.2.. . Extra
+  /// `sshd -o` options (e.g. "MaxStartups=100") apply to every sshd.
+  /// Errors: kUnavailable naming the step that failed (what was built so far
+  /// is torn down).
+  static Result<std::unique_ptr<NetnsTestbed>> Start(int nodes, std::vector<std::string> sshd_options = {});
+  ~NetnsTestbed();
+  NetnsTestbed(const NetnsTestbed&) = delete;
+  NetnsTestbed& operator=(const NetnsTestbed&) = delete;
+
+  int nodes() const { return static_cast<int>(node_ns_.size()); }
+  /// "node<i>", i from 1.
+  std::string NodeName(int i) const;
+  /// "10.200.0.<i+1>".
+  std::string NodeAddress(int i) const;
+  /// An address on the bridge nobody answers (ARP fails: connects time out).
+  std::string SilentAddress() const { return "10.200.0.250"; }
+  const std::string& HeadNamespace() const { return head_ns_; }
+  std::string NodeNamespace(int i) const { return node_ns_.at(i - 1); }
+  /// The client's private key (ed25519), the only key in authorized_keys.
+  std::string ClientKey() const { return dir_.File("id_ed25519"); }
+  /// A known_hosts with every node's ed25519 host key under its name and address.
+  std::string KnownHosts() const { return dir_.File("known_hosts"); }
+  /// ~/.ssh/config text mapping node<i> to its address (`Host node1 / HostName ...`).
+  std::string SshConfigText() const;
+  /// A scratch directory removed with the testbed.
+  const TempDir& dir() const { return dir_; }
+
+  /// Stops (SIGKILL) node i's sshd and every process in its namespace.
+  void StopNode(int i);
+  /// PIDs of the processes running in node i's namespace (`ip netns pids`).
+  std::vector<pid_t> PidsInNode(int i) const;
+
+  /// While alive, the calling thread (and threads it creates) use the head
+  /// namespace's network; the destructor restores the thread's own.
+  class EnterHead {
+   public:
+    explicit EnterHead(const NetnsTestbed& testbed);
+    ~EnterHead();
+    EnterHead(const EnterHead&) = delete;
+    EnterHead& operator=(const EnterHead&) = delete;
+    bool ok() const { return ok_; }
+
+   private:
+    int saved_fd_ = -1;
+    bool ok_ = false;
+  };
+
+ private:
+  NetnsTestbed() = default;
+  Status Build(int nodes, const std::vector<std::string>& sshd_options);
+  Status StartSshd(int i, const std::vector<std::string>& sshd_options);
+  void TearDown();
+
+  TempDir dir_;
+  std::string prefix_;
+  std::string switch_ns_, head_ns_;
+  std::vector<std::string> node_ns_;
+  std::vector<std::unique_ptr<BackgroundProcess>> sshds_;
+};
+
+/// Removes namespaces left by earlier test processes that are gone.
+void RemoveStaleTestbeds();
+
+}  // namespace topolaunch::testing
