@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "bench_stats.h"
+
 #include "discover/ibnetdiscover_parser.h"
 #include "support/fabric_generator.h"
 #include "support/ibsim_harness.h"
@@ -23,17 +25,9 @@
 using namespace topolaunch;
 using namespace topolaunch::testing;
 
+using topolaunch::bench::Median;
+
 namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-IbsimLimits LimitsFor(const GeneratedFabric& fabric) {
-  std::vector<std::string> flags = IbsimSizeFlags(fabric);
-  return {std::stoi(flags[1]), std::stoi(flags[3]), std::stoi(flags[5])};
-}
 
 int BenchLive(int runs) {
   FatTreeSpec spec;
@@ -44,7 +38,7 @@ int BenchLive(int runs) {
   TempDir dir;
   std::ofstream(dir.File("net")) << fabric.netfile;
   IbsimOptions options;
-  options.limits = LimitsFor(fabric);
+  options.limits = IbsimLimitsFor(fabric);
   options.startup_timeout = std::chrono::seconds(120);
   auto sim = IbsimFabric::Start(dir.File("net"), options);
   if (!sim.ok()) {

@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "bench_stats.h"
+
 #include "launch/launch_message.h"
 #include "launch/ssh_executor.h"
 #include "support/subprocess.h"
@@ -28,14 +30,11 @@ using namespace topolaunch;
 using namespace topolaunch::testing;
 using Clock = std::chrono::steady_clock;
 
+using topolaunch::bench::Median;
+
 namespace {
 
 constexpr int kSessions = 64;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 int FreeLoopbackPort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -23,10 +23,14 @@
 
 #include <fmt/format.h>
 
+#include "bench_stats.h"
+
 #include "plan_bench_simgrid.h"
 #include "rankmap/plan_builder.h"
 #include "rankmap/plan_json.h"
 #include "rankmap/rankmap_test_util.h"
+
+using topolaunch::bench::Median;
 
 namespace {
 
@@ -78,11 +82,6 @@ double CpuMs() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // A DGX-like host: 2 sockets x 56 cores x 2 threads, 8 GPUs and 8 HCAs,

@@ -1,13 +1,12 @@
 // `topolaunch audit`: fabric and node health, with an exit status a Slurm
 // prolog can act on.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "discover/local_host.h"
 #include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "discover/audit_pipeline.h"
@@ -26,13 +25,6 @@ struct AuditFlags {
   int expect_gpus = -1;
   std::string output;
 };
-
-std::string ShortHostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  std::string host = name;
-  return host.substr(0, host.find('.'));
-}
 
 Status Validate(const AuditFlags& f) {
   const AuditOptions& a = f.audit;
@@ -61,7 +53,7 @@ int RunAuditCommand(AuditFlags& flags) {
                std::chrono::milliseconds(static_cast<long long>(flags.timeout_s * 1000));
   a.read_counters = !flags.no_counters;
   if (flags.expect_gpus >= 0) a.expect_gpus = flags.expect_gpus;
-  a.host = ShortHostName();
+  a.host = LocalShortHostName();
   a.generated.by = VersionString();
   a.generated.at = NowRfc3339();
   a.note = [](std::string_view text) { Note(text); };

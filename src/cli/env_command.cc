@@ -1,12 +1,11 @@
 // `topolaunch env`: the NCCL and PyTorch environment for one host, derived
 // from the topology, each value with its reason.
-#include <unistd.h>
-
 #include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "discover/local_host.h"
 #include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "core/atomic_file.h"
@@ -41,13 +40,6 @@ struct EnvFlags {
   std::string output;
 };
 
-std::string LocalHostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  std::string host = name;
-  return host.substr(0, host.find('.'));
-}
-
 std::map<std::string, std::string> ProcessEnvironment() {
   std::map<std::string, std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
@@ -77,7 +69,7 @@ Result<std::string> ChooseHost(const Topology& topology, const std::string& want
     if (topology.FindHost(wanted)) return wanted;
     return Error(ErrorCode::kBadUsage, "--host", fmt::format("{} is not in the topology (hosts: {})", wanted, hosts));
   }
-  if (topology.FindHost(LocalHostName())) return LocalHostName();
+  if (topology.FindHost(LocalShortHostName())) return LocalShortHostName();
   if (topology.hosts.size() == 1) return topology.hosts.front().name;
   return Error(ErrorCode::kBadUsage, "--host",
                fmt::format("required: the topology has {} hosts ({})", topology.hosts.size(), hosts));
@@ -89,7 +81,7 @@ void GatherLocalFacts(const EnvFlags& flags, bool local, const std::map<std::str
   facts.rank0_host = !flags.rank0_host.empty() ? flags.rank0_host : master != user_env.end() ? master->second : facts.host;
   if (!local) {
     facts.socket_route_problem = fmt::format("computed on {} for {}: the route can only be looked up on {} itself",
-                                             LocalHostName(), facts.host, facts.host);
+                                             LocalShortHostName(), facts.host, facts.host);
     return;
   }
   Result<std::vector<RdmaPort>> ports = ReadRdmaPorts(flags.sysfs);
@@ -128,7 +120,7 @@ int RunEnv(EnvFlags& flags) {
   EnvFacts facts;
   facts.topology = &*topology;
   facts.host = *host;
-  GatherLocalFacts(flags, flags.topology_file.empty() || *host == LocalHostName(), user_env, facts);
+  GatherLocalFacts(flags, flags.topology_file.empty() || *host == LocalShortHostName(), user_env, facts);
   FabricKind fabric = flags.profile == "auto" ? DetectFabricKind(facts) : *ParseFabricKind(flags.profile);
   if (!flags.nccl_topo.empty())
     if (Status written = WriteNcclTopo(flags.nccl_topo, *topology, fabric, facts); !written.ok()) return ReportError(written.error());

@@ -1,7 +1,5 @@
 #include "discover/discover_pipeline.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -12,6 +10,7 @@
 #include "discover/assemble_topology.h"
 #include "discover/hwloc_layout_source.h"
 #include "discover/ibnetdiscover_parser.h"
+#include "discover/local_host.h"
 
 namespace topolaunch {
 
@@ -58,13 +57,6 @@ Result<std::unique_ptr<FabricSource>> OpenFabricFile(const std::string& path) {
   return std::unique_ptr<FabricSource>(new IbnetdiscoverDumpFabricSource(path, std::move(text).value()));
 }
 
-std::string LocalHostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  std::string host = name;
-  return host.substr(0, host.find('.'));
-}
-
 struct Layouts {
   std::vector<std::unique_ptr<HwlocLayoutSource>> sources;
   std::vector<LayoutInput> inputs;
@@ -94,7 +86,7 @@ Result<Layouts> OpenLayouts(const DiscoverOptions& options) {
   }
   if (!options.hwloc_xml.empty())
     add(HwlocLayoutSource::FromXmlFile(options.hwloc_xml), "", fs::path(options.hwloc_xml).stem().string());
-  if (out.inputs.empty() && options.local_layout) add(HwlocLayoutSource::Live(), "", LocalHostName());
+  if (out.inputs.empty() && options.local_layout) add(HwlocLayoutSource::Live(), "", LocalShortHostName());
   return out;
 }
 

@@ -164,11 +164,14 @@ void AddHost(GeneratedFabric& g, const std::string& host, const std::string& lea
 
 }  // namespace
 
+IbsimLimits IbsimLimitsFor(const GeneratedFabric& fabric) {
+  return {std::max(2048, 2 * (fabric.switches + fabric.cas)), std::max(256, 2 * fabric.switches),
+          std::max(13312, 2 * fabric.ibsim_ports)};
+}
+
 std::vector<std::string> IbsimSizeFlags(const GeneratedFabric& fabric) {
-  int nodes = std::max(2048, 2 * (fabric.switches + fabric.cas));
-  int switches = std::max(256, 2 * fabric.switches);
-  int ports = std::max(13312, 2 * fabric.ibsim_ports);
-  return {"-N", std::to_string(nodes), "-S", std::to_string(switches), "-P", std::to_string(ports)};
+  IbsimLimits l = IbsimLimitsFor(fabric);
+  return {"-N", std::to_string(l.nodes), "-S", std::to_string(l.switches), "-P", std::to_string(l.ports)};
 }
 
 GeneratedFabric TwoLevelFatTree(const FatTreeSpec& spec) {

@@ -33,8 +33,18 @@ struct GeneratedFabric {
   int ibsim_ports = 0;  ///< ports ibsim allocates (switch port 0 included)
 };
 
-/// ibsim's size flags ("-N", "-S", "-P" with values) large enough for `fabric`,
-/// never below ibsim's defaults (2048 nodes, 256 switches, 13312 ports).
+/// ibsim's table sizes (-N, -S, -P); 0 keeps ibsim's default (2048 nodes,
+/// 256 switches, 13312 ports).
+struct IbsimLimits {
+  int nodes = 0;
+  int switches = 0;
+  int ports = 0;
+};
+
+/// ibsim table sizes large enough for `fabric`, never below ibsim's defaults.
+IbsimLimits IbsimLimitsFor(const GeneratedFabric& fabric);
+
+/// The same as ibsim's command-line flags ("-N", "2048", "-S", ...).
 std::vector<std::string> IbsimSizeFlags(const GeneratedFabric& fabric);
 
 struct FatTreeSpec {

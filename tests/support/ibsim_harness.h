@@ -14,20 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "support/fabric_generator.h"  // IbsimLimits
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 #include "topolaunch/result.h"
 
 namespace topolaunch::testing {
-
-/// ibsim's table sizes (-N, -S, -P); 0 keeps ibsim's default (2048 nodes,
-/// 256 switches, 13312 ports). A 4,096-host fat tree needs about
-/// {8192, 512, 40000}.
-struct IbsimLimits {
-  int nodes = 0;
-  int switches = 0;
-  int ports = 0;
-};
 
 struct IbsimOptions {
   IbsimLimits limits;
