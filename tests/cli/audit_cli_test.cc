@@ -106,6 +106,29 @@ TEST(AuditIbsim, HealthyFabricExitsZeroWithCountersRead) {
   EXPECT_NE(std::find(run.begin(), run.end(), "port_counter"), run.end());
 }
 
+TEST(AuditIbsim, ResetCountersClearsWhatItRead) {
+  TempDir dir;
+  GeneratedFabric tree = SmallTree();
+  Running fabric = StartWithSm(tree.netfile, dir);
+  ASSERT_TRUE(fabric.opensm);
+  std::string node06 = NodeId(tree.netfile, "node06 mlx5_0");
+  ASSERT_TRUE(fabric.ibsim->Console("PerformanceSet \"" + node06 + "\"[1] PortCounters.SymbolErrorCounter=500").ok());
+  std::vector<std::string> audit = {TopolaunchBinary(), "audit", "--fabric", "live", "--json"};
+  // Without --reset-counters the finding stays; with it, the counters read
+  // are cleared, so the next audit finds the fabric healthy.
+  ProcessResult first = fabric.ibsim->Run(audit);
+  ASSERT_EQ(first.exit_code, 1) << first.Describe() << first.out;
+  ProcessResult again = fabric.ibsim->Run(audit);
+  ASSERT_EQ(again.exit_code, 1) << again.Describe() << again.out;
+  std::vector<std::string> with_reset = audit;
+  with_reset.push_back("--reset-counters");
+  ProcessResult reset = fabric.ibsim->Run(with_reset);
+  ASSERT_EQ(reset.exit_code, 1) << reset.Describe() << reset.out;
+  EXPECT_EQ(SeriousFindings(json::parse(reset.out)), (std::set<FindingKey>{{"error", "port_counter", "node06", "leaf02"}}));
+  ProcessResult after = fabric.ibsim->Run(audit);
+  EXPECT_EQ(after.exit_code, 0) << after.Describe() << after.out;
+}
+
 TEST(AuditIbsim, WithoutSubnetManagerCountersCannotBeCheckedAndPortsAreInit) {
   TempDir dir;
   std::string path = WriteNet(dir, "fabric.net", SmallTree().netfile);

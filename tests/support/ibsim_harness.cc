@@ -119,9 +119,22 @@ Result<std::unique_ptr<OpenSm>> OpenSm::Start(const IbsimFabric& fabric, std::ch
   if (!started.ok()) return started.take_error();
   self->opensm_ = std::move(started).value();
   // The state line goes to the -f log.
+  auto deadline = std::chrono::steady_clock::now() + timeout;
   if (Status master = self->opensm_->WaitForFileText(self->log_path_, "Entering MASTER state", timeout); !master.ok())
     return Error(master.error().code, "opensm", "OpenSM did not become master: " + master.error().Message());
-  return self;
+  // MASTER comes before the first sweep has brought every port up; on a
+  // loaded machine a client could still see Init ports. Wait until
+  // iblinkinfo shows no port left in Initialize or Armed.
+  std::string last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    ProcessResult links = fabric.Run({"iblinkinfo"}, std::chrono::seconds(30));
+    last = links.out;
+    bool settled = links.exit_code == 0 && last.find("Active/") != std::string::npos &&
+                   last.find("Initialize/") == std::string::npos && last.find("Armed/") == std::string::npos;
+    if (settled) return self;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return Error(ErrorCode::kTimeout, "opensm", "ports did not all become Active; iblinkinfo said: " + Tail(last));
 }
 
 }  // namespace topolaunch::testing

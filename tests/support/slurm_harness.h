@@ -52,6 +52,9 @@ class SlurmController {
   ProcessResult RunScontrol(const std::vector<std::string>& args) const;
   /// slurmctld's log so far.
   std::string Log() const;
+  /// The slurm.conf it reads: set SLURM_CONF to it to run Slurm's clients
+  /// (or scripts calling them) against this controller.
+  const std::string& conf_path() const { return conf_path_; }
 
  private:
   SlurmController() = default;
