@@ -1,4 +1,4 @@
-// Built the way /work/shared/testbed/netns does it: a switch namespace
+// Built the way the shared testbed's netns scripts do it: a switch namespace
 // holding a bridge, one veth pair per namespace created with its ends
 // directly in the two namespaces (no interface ever exists in the root
 // namespace), and `unreachable 10.200.0.0/24` in the root namespace so no
@@ -185,7 +185,7 @@ void NetnsTestbed::TearDown() {
   if (!head_ns_.empty()) KillNamespace(head_ns_);
   if (!switch_ns_.empty()) KillNamespace(switch_ns_);
   // The route is shared by every testbed on this machine (parallel test
-  // processes, /work/shared/testbed's feas-*): whoever finishes last, not
+  // processes, the shared testbed's feas-*): whoever finishes last, not
   // whoever added it, removes it.
   std::string left = Output({"ip", "netns", "list"});
   bool others = left.find("-head") != std::string::npos || left.find("feas-") != std::string::npos;
