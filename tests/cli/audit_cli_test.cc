@@ -71,8 +71,16 @@ TEST(AuditIbsim, ReportsExactlyTheInjectedFaults) {
   // does not end the log: the audit below is what shows the cable is gone.
   (void)fabric.ibsim->Console("Unlink \"" + leaf02 + "\"[5]", std::chrono::seconds(2));
 
-  ProcessResult r = fabric.ibsim->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--expected", baseline, "--json"},
-                                      std::chrono::seconds(60));
+  // The unlink makes OpenSM sweep again and reroute; until it has, LID-routed
+  // counter queries to leaf02's side go unanswered and the audit rightly says
+  // it could not check (exit 3). Give the SM a few seconds to converge.
+  ProcessResult r;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    r = fabric.ibsim->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--expected", baseline, "--json"},
+                          std::chrono::seconds(60));
+    if (r.exit_code != 3 || r.out.find("did not answer the performance query") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   ASSERT_EQ(r.exit_code, 1) << r.Describe() << r.out;
   json doc = json::parse(r.out);
   EXPECT_EQ(doc["schema"], "topolaunch.audit/1");
