@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_fabric.h"
 #include "bench_stats.h"
 
 #include "support/fabric_generator.h"
@@ -27,32 +28,25 @@ using topolaunch::bench::Median;
 
 int main(int argc, char** argv) {
   int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
-  FatTreeSpec spec;
-  spec.leaves = 128;
-  spec.hosts_per_leaf = 32;
-  spec.spines = 32;
-  GeneratedFabric fabric = TwoLevelFatTree(spec);
-  TempDir dir;
-  std::ofstream(dir.File("net")) << fabric.netfile;
-  IbsimOptions options;
-  options.limits = IbsimLimitsFor(fabric);
-  options.startup_timeout = std::chrono::seconds(120);
-  auto sim = IbsimFabric::Start(dir.File("net"), options);
-  if (!sim.ok()) {
-    fmt::print(stderr, "ibsim did not start: {}\n", sim.error().Message());
+  Result<bench::BenchFabric> bench_fabric = bench::StartBenchFatTree();
+  if (!bench_fabric.ok()) {
+    fmt::print(stderr, "ibsim did not start: {}\n", bench_fabric.error().Message());
     return 1;
   }
-  auto sm = OpenSm::Start(**sim, std::chrono::minutes(5));
+  const GeneratedFabric& fabric = bench_fabric->fabric;
+  const TempDir& dir = *bench_fabric->dir;
+  std::unique_ptr<IbsimFabric>& sim = bench_fabric->sim;
+  auto sm = OpenSm::Start(*sim, std::chrono::minutes(5));
   if (!sm.ok()) {
     fmt::print(stderr, "opensm did not become master: {}\n", sm.error().Message());
     return 1;
   }
   fmt::print("full-fabric audit: {} switches, {} CAs in ibsim, OpenSM master\n", fabric.switches, fabric.cas);
-  (*sim)->Run({"ibqueryerrors"}, std::chrono::minutes(5));  // warm-up
+  sim->Run({"ibqueryerrors"}, std::chrono::minutes(5));  // warm-up
   std::vector<double> peer_s, ours_s;
   for (int i = 0; i < runs; ++i) {
-    ProcessResult peer = (*sim)->Run({"ibqueryerrors"}, std::chrono::minutes(5));
-    ProcessResult ours = (*sim)->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--timeout", "300", "--json", "-o",
+    ProcessResult peer = sim->Run({"ibqueryerrors"}, std::chrono::minutes(5));
+    ProcessResult ours = sim->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--timeout", "300", "--json", "-o",
                                       dir.File("audit.json")},
                                      std::chrono::minutes(5));
     if (ours.exit_code != 0) {
