@@ -6,20 +6,10 @@
 // as in libibnetdisc's own reader, but we report it so typos surface.
 #include <fmt/format.h>
 
+#include "core/text_io.h"
 #include "topolaunch/topology.h"
 
 namespace topolaunch {
-
-namespace {
-
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 Result<NodeNameMap> ParseNodeNameMap(std::string_view text, std::string_view file_name) {
   NodeNameMap map;
@@ -32,7 +22,7 @@ Result<NodeNameMap> ParseNodeNameMap(std::string_view text, std::string_view fil
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     std::string where = fmt::format("{}:{}", file_name, line_no);
-    line = Trim(line);
+    line = TrimLine(line);
     if (line.empty() || line.front() == '#') continue;
     size_t space = line.find_first_of(" \t");
     std::optional<Guid> guid = ParseGuid(line.substr(0, space));
@@ -41,7 +31,7 @@ Result<NodeNameMap> ParseNodeNameMap(std::string_view text, std::string_view fil
                                              line.substr(0, space))});
       continue;
     }
-    std::string_view rest = space == std::string_view::npos ? std::string_view{} : Trim(line.substr(space));
+    std::string_view rest = space == std::string_view::npos ? std::string_view{} : TrimLine(line.substr(space));
     if (rest.size() < 2 || rest.front() != '"') {
       problems.push_back({where, "expected a quoted name after the GUID, as in: 0x0002c90300a1b2c3 \"node017\""});
       continue;
@@ -51,13 +41,13 @@ Result<NodeNameMap> ParseNodeNameMap(std::string_view text, std::string_view fil
       problems.push_back({where, "the name's closing quote is missing"});
       continue;
     }
-    std::string_view tail = Trim(rest.substr(close + 1));
+    std::string_view tail = TrimLine(rest.substr(close + 1));
     if (!tail.empty() && tail.front() != '#') {
       problems.push_back({where, fmt::format("unexpected text after the name: \"{}\"", tail)});
       continue;
     }
     std::string name(rest.substr(1, close - 1));
-    if (Trim(name).empty()) {
+    if (TrimLine(name).empty()) {
       problems.push_back({where, "the name is empty"});
       continue;
     }

@@ -15,13 +15,6 @@ namespace topolaunch {
 
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  size_t begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string_view::npos) return {};
-  size_t end = text.find_last_not_of(" \t\r");
-  return text.substr(begin, end - begin + 1);
-}
-
 bool IsVariableName(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
@@ -31,9 +24,9 @@ bool IsVariableName(std::string_view name) {
 std::pair<std::string_view, std::string_view> SplitComment(std::string_view rest) {
   for (size_t i = 1; i < rest.size(); ++i)
     if (rest[i] == '#' && (rest[i - 1] == ' ' || rest[i - 1] == '\t'))
-      return {Trim(rest.substr(0, i)), Trim(rest.substr(i + 1))};
-  if (!rest.empty() && rest[0] == '#') return {"", Trim(rest.substr(1))};
-  return {Trim(rest), ""};
+      return {TrimLine(rest.substr(0, i)), TrimLine(rest.substr(i + 1))};
+  if (!rest.empty() && rest[0] == '#') return {"", TrimLine(rest.substr(1))};
+  return {TrimLine(rest), ""};
 }
 
 std::optional<std::string> CheckName(std::string_view name, std::string_view value) {
@@ -55,7 +48,7 @@ Result<std::vector<TemplateLine>> ParseEnvTemplate(std::string_view text, std::s
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
-    std::string_view line = Trim(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    std::string_view line = TrimLine(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
     start = end == std::string_view::npos ? text.size() + 1 : end + 1;
     ++number;
     if (line.empty() || line[0] == '#') continue;
@@ -65,7 +58,7 @@ Result<std::vector<TemplateLine>> ParseEnvTemplate(std::string_view text, std::s
       problems.push_back({where, fmt::format("\"{}\": expected NAME=VALUE  # reason", line)});
       continue;
     }
-    std::string_view name = Trim(line.substr(0, equals));
+    std::string_view name = TrimLine(line.substr(0, equals));
     auto [value, reason] = SplitComment(line.substr(equals + 1));
     if (std::optional<std::string> problem = CheckName(name, value)) {
       problems.push_back({where, *problem});
