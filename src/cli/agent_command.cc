@@ -18,8 +18,16 @@ the agent gets SIGTERM/SIGHUP/SIGINT. Exits with the command's status.
 
 stdin must stay open while the command runs: its EOF means "stop".
 
-Example:
-  { echo '{"argv":["hostname"]}'; sleep 10; } | topolaunch agent)");
+The first line may instead be a preflight request, e.g.
+  {"preflight":{"programs":["torchrun"],"master_port":29500,"master_addr":"node1","want_layout":true}}
+answered with one stdout line "@topolaunch-preflight {...}" (host name, clock,
+programs found, port free, hwloc layout, GPUs, RDMA ports, route to
+master_addr). The launch message follows on the next line; EOF instead means
+"do not start": the agent exits 0.
+
+Examples:
+  { echo '{"argv":["hostname"]}'; sleep 10; } | topolaunch agent
+  echo '{"preflight":{"programs":["python3"]}}' | topolaunch agent)");
   cmd->callback([&exit_status] {
     Result<int> status = RunAgent(AgentStreams{});
     exit_status = status.ok() ? *status : ReportError(status.error());

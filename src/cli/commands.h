@@ -24,7 +24,14 @@ void AddHostlistCommand(CLI::App& app, int& exit_status);
 /// Adds the hidden `agent` (the per-node supervisor `run` starts over SSH).
 void AddAgentCommand(CLI::App& app, int& exit_status);
 
+/// Adds the hidden `bind` (the worker wrapper torchrun starts for `run`:
+/// applies the local rank's binding with numactl and execs the program).
+void AddBindCommand(CLI::App& app, int& exit_status);
+
 /// Adds `plan` to `app`.
 void AddPlanCommand(CLI::App& app, int& exit_status);
+
+/// Adds `run` to `app`.
+void AddRunCommand(CLI::App& app, int& exit_status);
 
 }  // namespace topolaunch::cli

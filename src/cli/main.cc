@@ -15,9 +15,11 @@ int main(int argc, char** argv) {
   topolaunch::cli::AddDiscoverCommand(app, exit_status);
   topolaunch::cli::AddHostlistCommand(app, exit_status);
   topolaunch::cli::AddAgentCommand(app, exit_status);
+  topolaunch::cli::AddBindCommand(app, exit_status);
   topolaunch::cli::AddEnvCommand(app, exit_status);
   topolaunch::cli::AddAuditCommand(app, exit_status);
   topolaunch::cli::AddPlanCommand(app, exit_status);
+  topolaunch::cli::AddRunCommand(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

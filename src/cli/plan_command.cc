@@ -5,6 +5,7 @@
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
+#include "cli/host_pool.h"
 #include "core/hostfile.h"
 #include "core/hostlist.h"
 #include "core/text_io.h"
@@ -33,44 +34,12 @@ struct PlanFlags {
   std::string output;
 };
 
-// The host pool: --hosts, --hostfile, else SLURM_JOB_NODELIST (the only
-// place the environment is read), else empty (= every topology host).
-// `slots` gets the hostfile's slot count when every entry agrees on one.
-Result<std::vector<std::string>> ReadHosts(const PlanFlags& flags, std::optional<int>& slots) {
-  if (!flags.hostfile.empty()) {
-    Result<std::string> text = ReadTextFile(flags.hostfile);
-    if (!text.ok()) return text.take_error();
-    Result<std::vector<HostfileEntry>> entries = ParseHostfile(*text, flags.hostfile);
-    if (!entries.ok()) return entries.take_error();
-    std::vector<std::string> hosts;
-    bool agree = true;
-    for (const HostfileEntry& e : *entries) {
-      hosts.push_back(e.host);
-      agree = agree && e.slots && e.slots == entries->front().slots;
-    }
-    if (agree && !entries->empty()) slots = entries->front().slots;
-    if (hosts.empty()) return Error(ErrorCode::kBadInput, flags.hostfile, "no hosts in the file");
-    return hosts;
-  }
-  if (!flags.hosts.empty()) return ExpandHostList(flags.hosts);
-  if (const char* nodelist = std::getenv("SLURM_JOB_NODELIST"); nodelist && *nodelist) {
-    Result<std::vector<std::string>> hosts = ExpandHostList(nodelist);
-    if (!hosts.ok()) {
-      Error e = hosts.take_error();
-      for (Problem& p : e.problems) p.where = "SLURM_JOB_NODELIST: " + p.where;
-      return e;
-    }
-    return hosts;
-  }
-  return std::vector<std::string>{};
-}
-
 Result<PlanRequest> BuildRequest(const PlanFlags& flags, const Topology* topology) {
   PlanRequest request;
-  std::optional<int> slots;
-  Result<std::vector<std::string>> hosts = ReadHosts(flags, slots);
-  if (!hosts.ok()) return hosts.take_error();
-  request.hosts = std::move(*hosts);
+  Result<HostPool> pool = ReadHostPool(flags.hostfile, flags.hosts);
+  if (!pool.ok()) return pool.take_error();
+  request.hosts = std::move(pool->hosts);
+  std::optional<int> slots = pool->slots;
   if (request.hosts.empty() && !topology)
     return Error(ErrorCode::kBadUsage, "plan", "no hosts: give --topology, --hosts or --hostfile (or run inside a Slurm allocation)");
   if (flags.nnodes > 0) request.nnodes = flags.nnodes;

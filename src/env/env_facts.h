@@ -36,6 +36,7 @@ struct RdmaPort {
 struct SocketRoute {
   std::string interface;  ///< "ens1f0"
   std::string detail;     ///< how it was found ("route to 10.0.0.1 (node001)")
+  bool operator==(const SocketRoute&) const = default;
 };
 
 /// Everything the rules may look at. `topology` must outlive the facts.

@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
+#include "launch/preflight.h"
+#include "launch/preflight_probe.h"
 #include "launch/process_tree.h"
 
 namespace topolaunch {
@@ -19,8 +22,10 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// One line: the message. Bytes after it are ignored.
-Result<std::string> ReadMessageLine(int fd) {
+// One line, read a byte at a time so that nothing after it is consumed
+// (the rest of stdin is watched for EOF); nullopt at the end of input
+// before a complete line.
+std::optional<std::string> ReadLine(int fd) {
   std::string text;
   char c;
   while (text.size() < (16u << 20)) {
@@ -30,6 +35,10 @@ Result<std::string> ReadMessageLine(int fd) {
     if (c == '\n') return text;
     text += c;
   }
+  return std::nullopt;
+}
+
+Error NoLaunchMessage() {
   return Error(ErrorCode::kBadInput, "stdin", "no launch message (one line of JSON) before end of input");
 }
 
@@ -54,8 +63,15 @@ int StatusOf(const ExitInfo& info) {
 }  // namespace
 
 Result<int> RunAgent(const AgentStreams& streams) {
-  Result<std::string> line = ReadMessageLine(streams.in);
-  if (!line.ok()) return line.take_error();
+  std::optional<std::string> line = ReadLine(streams.in);
+  if (!line) return NoLaunchMessage();
+  if (IsPreflightRequest(*line)) {
+    Result<PreflightRequest> preflight = ParsePreflightRequest(*line);
+    if (!preflight.ok()) return preflight.take_error();
+    WriteAll(streams.out, FormatPreflightReply(GatherPreflight(*preflight)));
+    line = ReadLine(streams.in);
+    if (!line) return 0;  // `run` decided not to start (another node failed its preflight)
+  }
   Result<LaunchMessage> message = ParseLaunchMessage(*line);
   if (!message.ok()) return message.take_error();
   prctl(PR_SET_CHILD_SUBREAPER, 1);

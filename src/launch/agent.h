@@ -1,14 +1,17 @@
 // `topolaunch agent`: the per-node supervisor started over SSH.
 //
-// It reads one launch message (launch_message.h) from stdin, becomes a
-// child subreaper, starts the command in its own process group and
-// forwards its output line by line. Then it watches two things: its stdin
-// reaching EOF (the SSH channel or the login node is gone: libssh2 1.10
-// cannot send signals over a channel, so EOF is the stop signal) and
-// SIGTERM/SIGHUP/SIGINT. Either one stops the whole tree: SIGTERM to every
-// live process below the agent (found through /proc, setsid'ed ones
-// included thanks to the subreaper), SIGKILL after the message's grace
-// period. When the command ends by itself, whatever it left running is
+// Its first line on stdin is either a preflight request (preflight.h) or
+// the launch message (launch_message.h). A preflight is answered on stdout
+// (one "@topolaunch-preflight {...}" line) and followed by the launch
+// message, or by EOF: then nothing starts and the agent exits 0. With the
+// launch message in hand it becomes a child subreaper, starts the command
+// in its own process group and forwards its output line by line. Then it
+// watches two things: its stdin reaching EOF (the SSH channel or the login
+// node is gone: libssh2 1.10 cannot send signals over a channel, so EOF is
+// the stop signal) and SIGTERM/SIGHUP/SIGINT. Either one stops the whole
+// tree: SIGTERM to every live process below the agent (found through
+// /proc, setsid'ed ones included thanks to the subreaper), SIGKILL after
+// the message's grace period. When the command ends by itself, whatever it left running is
 // stopped the same way. The agent's exit status is the command's (128+N
 // for signal N).
 #pragma once
@@ -24,9 +27,11 @@ struct AgentStreams {
   int err = 2;
 };
 
-/// Runs the agent to the end. Returns the exit status to use, or an error
-/// (kBadInput: no or bad launch message; kUnavailable: the command could
-/// not be started) for the CLI to report. Changes this process's signal
+/// Runs the agent to the end. Returns the exit status to use (0 when a
+/// preflight was answered and stdin ended instead of a launch message), or
+/// an error (kBadInput: no or bad launch message, or a bad preflight
+/// request; kUnavailable: the command could not be started) for the CLI
+/// to report. Changes this process's signal
 /// mask and SIGPIPE disposition, and makes it a child subreaper.
 Result<int> RunAgent(const AgentStreams& streams);
 

@@ -60,6 +60,13 @@ class RunningCommand {
   /// signal: libssh2 1.10 has no channel signals), then after `grace` the
   /// channel and connection are closed.
   virtual ExitInfo Stop(std::chrono::milliseconds grace) = 0;
+  /// Writes more bytes to the command's stdin, after the request's
+  /// stdin_data (in order, all of it, without blocking the caller for long).
+  /// Errors: kUnavailable when stdin is closed or the command has ended.
+  virtual Status WriteStdin(std::string_view data) = 0;
+  /// Closes the command's stdin (EOF; `topolaunch agent` reads it as
+  /// "stop", or before a launch as "do not start"). Idempotent.
+  virtual void CloseStdin() = 0;
 };
 
 using StartResult = Result<std::unique_ptr<RunningCommand>>;

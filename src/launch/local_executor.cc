@@ -5,6 +5,9 @@
 // thread per child writes stdin, splits stdout/stderr into lines and reaps
 // the child; it stops reading once the child has exited and its pipes are
 // drained, so a background grandchild holding the pipes cannot hang Wait.
+// WriteStdin only appends to an outbox and wakes the pump through a pipe;
+// the pump writes the bytes when the child's stdin pipe has room, so a slow
+// reader never blocks the caller.
 #include "launch/local_executor.h"
 
 #include <fcntl.h>
@@ -69,14 +72,18 @@ ExitInfo Decode(int status) {
 
 class LocalCommand : public RunningCommand {
  public:
-  LocalCommand(pid_t pid, int in_fd, int out_fd, int err_fd, size_t index, std::string stdin_data,
-               bool close_stdin, std::shared_ptr<SharedSink> sink)
-      : pid_(pid), index_(index), sink_(std::move(sink)) {
-    thread_ = std::thread([=, this, data = std::move(stdin_data)] { Pump(in_fd, out_fd, err_fd, data, close_stdin); });
+  LocalCommand(std::string where, pid_t pid, int in_fd, int out_fd, int err_fd, const int wake[2], size_t index,
+               std::string stdin_data, bool close_stdin, std::shared_ptr<SharedSink> sink)
+      : where_(std::move(where)), pid_(pid), wake_{wake[0], wake[1]}, index_(index), sink_(std::move(sink)),
+        stdin_open_(!close_stdin) {
+    thread_ = std::thread([=, this, data = std::move(stdin_data)]() mutable {
+      Pump(in_fd, out_fd, err_fd, std::move(data), close_stdin);
+    });
   }
   ~LocalCommand() override {
     Stop(std::chrono::milliseconds(2000));
     if (thread_.joinable()) thread_.join();
+    close(wake_[0]), close(wake_[1]);
   }
 
   std::optional<ExitInfo> Wait(std::chrono::milliseconds timeout) override {
@@ -93,40 +100,86 @@ class LocalCommand : public RunningCommand {
     return *Wait(std::chrono::hours(24));
   }
 
+  Status WriteStdin(std::string_view data) override {
+    std::lock_guard lock(mutex_);
+    if (!stdin_open_) return Error(ErrorCode::kUnavailable, where_, info_ ? "has ended" : "its stdin is closed");
+    outbox_.append(data);
+    WakePump();
+    return Ok{};
+  }
+
+  void CloseStdin() override {
+    std::lock_guard lock(mutex_);
+    stdin_open_ = false;
+    close_requested_ = true;
+    WakePump();
+  }
+
  private:
-  void Pump(int in_fd, int out_fd, int err_fd, const std::string& data, bool close_stdin);
+  void Pump(int in_fd, int out_fd, int err_fd, std::string data, bool close_stdin);
+  // Called with mutex_ held. A full wake pipe already means "wake up".
+  void WakePump() { (void)!write(wake_[1], "", 1); }
+  // Moves queued bytes behind the unwritten part of `data`; true once
+  // CloseStdin asked for EOF.
+  bool TakeOutbox(std::string& data, size_t& written) {
+    std::lock_guard lock(mutex_);
+    if (!outbox_.empty()) {
+      data.erase(0, written);
+      written = 0;
+      data += outbox_;
+      outbox_.clear();
+    }
+    return close_requested_;
+  }
+  void MarkStdinClosed() {
+    std::lock_guard lock(mutex_);
+    stdin_open_ = false;
+    outbox_.clear();
+  }
   void Finish(ExitInfo info) {
     std::lock_guard lock(mutex_);
     info_ = std::move(info);
     done_.notify_all();
   }
 
+  std::string where_;  // the program, for errors
   pid_t pid_;
+  int wake_[2];  // WriteStdin/CloseStdin -> pump
   size_t index_;
   std::shared_ptr<SharedSink> sink_;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable done_;
   std::optional<ExitInfo> info_;
+  std::string outbox_;            // written by the pump, in order
+  bool stdin_open_;               // WriteStdin accepted
+  bool close_requested_ = false;  // EOF once the outbox is written
 };
 
-void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, const std::string& data, bool close_stdin) {
+void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, std::string data, bool close_stdin) {
   // A child that closed its stdin must give EPIPE, not kill us with SIGPIPE.
   sigset_t pipe_set;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_set, nullptr);
   size_t written = 0;
-  if (data.empty() && close_stdin) close(in_fd), in_fd = -1;
   LineSplitter splitters[2];
-  pollfd fds[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {in_fd, POLLOUT, 0}};
+  pollfd fds[4] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {in_fd, 0, 0}, {wake_[0], POLLIN, 0}};
+  auto close_stdin_fd = [&] {
+    if (fds[2].fd >= 0) close(fds[2].fd), fds[2].fd = -1;
+    MarkStdinClosed();
+  };
   std::optional<ExitInfo> exited;
   char buf[65536];
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    if (written == data.size()) fds[2].events = 0;  // keep it open, stop asking to write
-    int n = poll(fds, 3, exited ? 0 : 100);
+    if (TakeOutbox(data, written)) close_stdin = true;
+    if (fds[2].fd >= 0 && written == data.size() && close_stdin) close_stdin_fd();
+    fds[2].events = written < data.size() ? POLLOUT : 0;  // keep it open, ask to write only with bytes to write
+    int n = poll(fds, 4, exited ? 0 : 100);
     if (n < 0 && errno != EINTR) break;
     if (exited && n == 0) break;  // exited and nothing left to read right now
+    if (fds[3].revents & POLLIN)
+      while (read(fds[3].fd, buf, sizeof buf) > 0) {}
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = read(fds[i].fd, buf, sizeof buf);
@@ -138,20 +191,20 @@ void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, const std::string& da
       }
     }
     if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t put = write(fds[2].fd, data.data() + written, data.size() - written);
+      ssize_t put = written < data.size() ? write(fds[2].fd, data.data() + written, data.size() - written) : -1;
       if (put > 0) written += static_cast<size_t>(put);
-      if ((put < 0 && errno != EINTR && errno != EAGAIN) || (written == data.size() && close_stdin))
-        close(fds[2].fd), fds[2].fd = -1;
+      // POLLERR with nothing to write: the reader is gone.
+      else if (written == data.size() || (errno != EINTR && errno != EAGAIN)) close_stdin_fd();
     }
     int status = 0;
-    if (!exited && waitpid(pid_, &status, WNOHANG) == pid_) exited = Decode(status);
+    if (!exited && waitpid(pid_, &status, WNOHANG) == pid_) exited = Decode(status), close_stdin_fd();
   }
   for (int i = 0; i < 2; ++i) {
     auto stream = i == 0 ? OutputStream::kStdout : OutputStream::kStderr;
     splitters[i].Flush([&](std::string_view l) { sink_->Emit(index_, stream, l); });
     if (fds[i].fd >= 0) close(fds[i].fd);
   }
-  if (fds[2].fd >= 0) close(fds[2].fd);
+  close_stdin_fd();
   if (!exited) {
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
@@ -166,8 +219,9 @@ StartResult StartOne(const LaunchRequest& request, size_t index, const std::shar
   const std::string where = request.command.argv.empty() ? "command" : request.command.argv[0];
   if (request.command.argv.empty()) return Error(ErrorCode::kBadInput, "command", "empty argv");
   ExecPlan plan(request.command);
-  int in[2], out[2], err[2], report[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(report, O_CLOEXEC))
+  int in[2], out[2], err[2], report[2], wake[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(report, O_CLOEXEC) ||
+      pipe2(wake, O_CLOEXEC | O_NONBLOCK))
     return Error(ErrorCode::kUnavailable, where, fmt::format("pipe: {}", std::strerror(errno)));
   const char* cwd = request.command.cwd.empty() ? nullptr : request.command.cwd.c_str();
   pid_t pid = fork();
@@ -189,7 +243,7 @@ StartResult StartOne(const LaunchRequest& request, size_t index, const std::shar
   int saved = errno;
   close(in[0]), close(out[1]), close(err[1]), close(report[1]);
   if (pid < 0) {
-    close(in[1]), close(out[0]), close(err[0]), close(report[0]);
+    close(in[1]), close(out[0]), close(err[0]), close(report[0]), close(wake[0]), close(wake[1]);
     return Error(ErrorCode::kUnavailable, where, fmt::format("fork: {}", std::strerror(saved)));
   }
   setpgid(pid, pid);
@@ -198,7 +252,7 @@ StartResult StartOne(const LaunchRequest& request, size_t index, const std::shar
   while ((got = read(report[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {}
   close(report[0]);
   if (got == sizeof child_error) {
-    close(in[1]), close(out[0]), close(err[0]);
+    close(in[1]), close(out[0]), close(err[0]), close(wake[0]), close(wake[1]);
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
     std::string what = cwd ? fmt::format("cannot run in {}: {}", request.command.cwd, std::strerror(child_error))
                            : fmt::format("cannot run: {}", std::strerror(child_error));
@@ -206,7 +260,7 @@ StartResult StartOne(const LaunchRequest& request, size_t index, const std::shar
   }
   fcntl(in[1], F_SETFL, O_NONBLOCK);
   return std::unique_ptr<RunningCommand>(
-      new LocalCommand(pid, in[1], out[0], err[0], index, request.stdin_data, request.close_stdin, sink));
+      new LocalCommand(where, pid, in[1], out[0], err[0], wake, index, request.stdin_data, request.close_stdin, sink));
 }
 
 }  // namespace
@@ -217,6 +271,16 @@ std::vector<StartResult> LocalExecutor::StartAll(std::span<const LaunchRequest> 
   std::vector<StartResult> results;
   for (size_t i = 0; i < requests.size(); ++i) results.push_back(StartOne(requests[i], i, shared));
   return results;
+}
+
+Status ReplaceProcess(const Command& command) {
+  if (command.argv.empty()) return Error(ErrorCode::kBadInput, "command", "empty argv");
+  if (!command.cwd.empty() && chdir(command.cwd.c_str()) != 0)
+    return Error(ErrorCode::kUnavailable, command.argv[0],
+                 fmt::format("cannot run in {}: {}", command.cwd, std::strerror(errno)));
+  ExecPlan plan(command);
+  execvpe(plan.argv[0], plan.argv.data(), plan.envp.data());
+  return Error(ErrorCode::kUnavailable, command.argv[0], fmt::format("cannot run: {}", std::strerror(errno)));
 }
 
 }  // namespace topolaunch

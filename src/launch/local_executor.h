@@ -16,4 +16,11 @@ class LocalExecutor : public Executor {
   std::vector<StartResult> StartAll(std::span<const LaunchRequest> requests, OutputSink sink) override;
 };
 
+/// Replaces this process with `command` (execvp: argv[0] looked up in PATH),
+/// its env set on top of ours, in its cwd when given; the PID, open files and
+/// signal mask stay, so a parent that signals this PID reaches the program.
+/// Returns only on failure: kUnavailable naming the program (or the cwd)
+/// and the errno text; kBadInput for an empty argv.
+Status ReplaceProcess(const Command& command);
+
 }  // namespace topolaunch

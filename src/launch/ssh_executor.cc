@@ -1,5 +1,5 @@
-// One thread per connection. Each thread first takes a slot of a counting
-// semaphore (max_parallel_connects), connects, exchanges keys, checks the
+// One thread per connection. Each thread first takes a connection slot
+// (max_parallel_connects overall, max_connects_per_host per sshd), connects, exchanges keys, checks the
 // host key and authenticates, then releases the slot: sshd's MaxStartups
 // counts only unauthenticated connections, so bounding this phase is enough
 // for any number of hosts. A connection dropped during the banner or key
@@ -9,7 +9,11 @@
 // After the exec request the thread switches the session to non-blocking
 // mode and pumps: stdin data out, stdout/stderr lines to the sink, keepalives,
 // and the stop request (EOF on stdin; after the grace period the connection
-// is closed). The only file that includes <libssh2.h>.
+// is closed). WriteStdin and CloseStdin only queue bytes and the EOF for the
+// thread (libssh2 sessions are not thread-safe) and wake it through a pipe.
+// While pumping, socket sends go through SendWholePacket (see there), so a
+// large stdin over a slow link does not break the session.
+// The only file that includes <libssh2.h>.
 #include "launch/ssh_executor.h"
 
 #include <fcntl.h>
@@ -27,7 +31,7 @@
 #include <future>
 #include <mutex>
 #include <random>
-#include <semaphore>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -39,11 +43,41 @@ namespace topolaunch {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// Bounds connection set-ups: `per_host` at a time to one sshd (MaxStartups
+// counts per server, so a cluster of many sshds can take many set-ups at
+// once) and `total` over all of them.
+class ConnectSlots {
+ public:
+  ConnectSlots(int total, int per_host) : free_(std::max(1, total)), per_host_(std::max(1, per_host)) {}
+  void Acquire(const std::string& server) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return free_ > 0 && busy_[server] < per_host_; });
+    --free_;
+    ++busy_[server];
+  }
+  void Release(const std::string& server) {
+    {
+      std::lock_guard lock(mutex_);
+      ++free_;
+      if (--busy_[server] == 0) busy_.erase(server);
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int free_;
+  const int per_host_;
+  std::map<std::string, int> busy_;
+};
+
 struct SshExecutorState {
   SshOptions options;
-  std::counting_semaphore<1024> connect_slots;
+  ConnectSlots connect_slots;
   std::mutex known_hosts_mutex;  // accept-new appends one line at a time
-  explicit SshExecutorState(SshOptions o) : options(std::move(o)), connect_slots(std::max(1, options.max_parallel_connects)) {}
+  explicit SshExecutorState(SshOptions o)
+      : options(std::move(o)), connect_slots(options.max_parallel_connects, options.max_connects_per_host) {}
 };
 
 namespace {
@@ -70,6 +104,40 @@ struct Failure {
   std::string what;
   bool retry = false;
 };
+
+// libssh2 1.10 cannot send a packet while another is half sent: the next
+// send of any other packet (EOF, a keepalive, the window adjustment inside
+// a channel read) fails with LIBSSH2_ERROR_BAD_USE, and a half-sent
+// keepalive is never finished at all. In non-blocking mode a half-sent
+// packet happens whenever the socket buffer fills (a slow link). So the
+// pump's sends wait for room until the packet is out; sshd keeps reading
+// its socket whatever the channel windows say, so this waits only for the
+// network, and gives up (leaving the packet half sent) after kSendStall.
+constexpr milliseconds kSendStall{10'000};
+
+LIBSSH2_SEND_FUNC(SendWholePacket) {
+  (void)abstract;
+  const char* bytes = static_cast<const char*>(buffer);
+  size_t sent = 0;
+  Clock::time_point limit = Clock::now() + kSendStall;
+  while (sent < length) {
+    ssize_t n = send(socket, bytes + sent, length - sent, flags);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      int error = errno;
+      return sent ? static_cast<ssize_t>(sent) : -error;
+    }
+    auto left = std::chrono::duration_cast<milliseconds>(limit - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{socket, POLLOUT, 0};
+    poll(&p, 1, static_cast<int>(std::min<long>(left, 100)));
+  }
+  return sent ? static_cast<ssize_t>(sent) : -EAGAIN;
+}
 
 ExitInfo LostConnection() {
   ExitInfo info;
@@ -282,12 +350,16 @@ class SshCommand : public RunningCommand {
  public:
   SshCommand(std::shared_ptr<SshExecutorState> state, std::shared_ptr<SinkState> sink, size_t index,
              LaunchRequest request)
-      : state_(std::move(state)), sink_(std::move(sink)), index_(index), request_(std::move(request)) {}
+      : state_(std::move(state)), sink_(std::move(sink)), index_(index), request_(std::move(request)),
+        stdin_open_(!request_.close_stdin) {
+    if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;  // then the pump polls slower
+  }
   ~SshCommand() override {
     if (thread_.joinable()) {
       Stop(milliseconds(2000));
       thread_.join();
     }
+    if (wake_[0] >= 0) close(wake_[0]), close(wake_[1]);
   }
 
   // Runs the connection on its own thread; the future says when it started.
@@ -307,8 +379,25 @@ class SshCommand : public RunningCommand {
     {
       std::lock_guard lock(mutex_);
       if (!stop_deadline_) stop_deadline_ = Clock::now() + grace;
+      stdin_open_ = false;
+      WakePump();
     }
     return *Wait(std::chrono::hours(24));
+  }
+
+  Status WriteStdin(std::string_view data) override {
+    std::lock_guard lock(mutex_);
+    if (!stdin_open_) return Error(ErrorCode::kUnavailable, request_.host, info_ ? "the command has ended" : "its stdin is closed");
+    outbox_.append(data);
+    WakePump();
+    return Ok{};
+  }
+
+  void CloseStdin() override {
+    std::lock_guard lock(mutex_);
+    stdin_open_ = false;
+    close_requested_ = true;
+    WakePump();
   }
 
  private:
@@ -320,7 +409,13 @@ class SshCommand : public RunningCommand {
   void Finish(ExitInfo info) {
     std::lock_guard lock(mutex_);
     info_ = std::move(info);
+    stdin_open_ = false;
+    outbox_.clear();
     done_.notify_all();
+  }
+  // With mutex_ held. A full pipe already means "wake up".
+  void WakePump() {
+    if (wake_[1] >= 0) (void)!write(wake_[1], "", 1);
   }
   void Close() {
     if (channel_) libssh2_channel_free(channel_), channel_ = nullptr;
@@ -334,8 +429,11 @@ class SshCommand : public RunningCommand {
     int directions = libssh2_session_block_directions(session_);
     short events = POLLIN;  // always read: the peer may send data or close
     if (directions & LIBSSH2_SESSION_BLOCK_OUTBOUND) events |= POLLOUT;
-    pollfd p{fd_, events, 0};
-    poll(&p, 1, timeout_ms);
+    pollfd p[2] = {{fd_, events, 0}, {wake_[0], POLLIN, 0}};
+    poll(p, 2, timeout_ms);
+    char drain[64];
+    if (p[1].revents & POLLIN)
+      while (read(wake_[0], drain, sizeof drain) > 0) {}
   }
 
   std::shared_ptr<SshExecutorState> state_;
@@ -351,6 +449,10 @@ class SshCommand : public RunningCommand {
   std::condition_variable done_;
   std::optional<ExitInfo> info_;
   std::optional<Clock::time_point> stop_deadline_;
+  int wake_[2] = {-1, -1};        // WriteStdin/CloseStdin/Stop -> pump
+  std::string outbox_;            // stdin bytes for the pump, in order
+  bool stdin_open_;               // WriteStdin accepted
+  bool close_requested_ = false;  // EOF once the outbox is written
 };
 
 // Connect, key exchange, host key, authentication: one attempt.
@@ -394,9 +496,10 @@ void SshCommand::Run(const Target& target) {
   std::mt19937 random(std::random_device{}());
   milliseconds delay = options.retry_backoff;
   for (int attempt = 1; attempt <= std::max(1, options.connect_attempts); ++attempt) {
-    state_->connect_slots.acquire();
+    std::string server = fmt::format("{}:{}", target.address, target.port);
+    state_->connect_slots.Acquire(server);
     failure = Open(target);
-    state_->connect_slots.release();
+    state_->connect_slots.Release(server);
     if (!failure || !failure->retry || attempt == options.connect_attempts) break;
     Close();
     std::uniform_int_distribution<long> jitter(delay.count() / 2, delay.count() * 3 / 2);
@@ -415,8 +518,11 @@ void SshCommand::Run(const Target& target) {
 }
 
 ExitInfo SshCommand::Pump() {
+  void* plain_send =
+      libssh2_session_callback_set(session_, LIBSSH2_CALLBACK_SEND, reinterpret_cast<void*>(&SendWholePacket));
   libssh2_session_set_blocking(session_, 0);
-  const std::string& data = request_.stdin_data;
+  std::string data = request_.stdin_data;
+  bool close_stdin = request_.close_stdin;
   size_t written = 0;
   bool eof_sent = false, lost = false, forced = false;
   LineSplitter splitters[2];
@@ -426,21 +532,35 @@ ExitInfo SshCommand::Pump() {
     {
       std::lock_guard lock(mutex_);
       deadline = stop_deadline_;
+      if (!outbox_.empty()) {
+        data.erase(0, written);
+        written = 0;
+        data += outbox_;
+        outbox_.clear();
+      }
+      close_stdin |= close_requested_;
     }
     if (deadline && Clock::now() >= *deadline) {
       forced = true;
       break;
     }
+    bool more_to_write = false;  // wrote a packet and have more: no pause
     if (written < data.size() && !deadline) {
       ssize_t n = libssh2_channel_write(channel_, data.data() + written, data.size() - written);
-      if (n > 0) written += static_cast<size_t>(n);
-      else if (n != LIBSSH2_ERROR_EAGAIN) lost = true;
+      if (n > 0) written += static_cast<size_t>(n), more_to_write = written < data.size();
+      else if (n != LIBSSH2_ERROR_EAGAIN && n != 0) lost = true;  // 0: no window yet
     }
-    bool want_eof = deadline || (written == data.size() && request_.close_stdin);
+    bool want_eof = deadline || (written == data.size() && close_stdin);
     if (want_eof && !eof_sent) {
       int rc = libssh2_channel_send_eof(channel_);
-      if (rc == 0) eof_sent = true;
-      else if (rc != LIBSSH2_ERROR_EAGAIN) lost = true;
+      if (rc == 0) {
+        eof_sent = true;
+        std::lock_guard lock(mutex_);
+        stdin_open_ = false;
+        outbox_.clear();
+      } else if (rc != LIBSSH2_ERROR_EAGAIN) {
+        lost = true;
+      }
     }
     for (int stream = 0; stream < 2 && !lost; ++stream) {
       for (;;) {
@@ -460,13 +580,22 @@ ExitInfo SshCommand::Pump() {
         libssh2_keepalive_send(session_, &next_keepalive) != 0 &&
         libssh2_session_last_errno(session_) != LIBSSH2_ERROR_EAGAIN)
       lost = true;
-    WaitSocket(50);
+    WaitSocket(more_to_write ? 0 : 50);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    stdin_open_ = false;
+    outbox_.clear();
   }
   for (int stream = 0; stream < 2; ++stream) {
     auto kind = stream == 0 ? OutputStream::kStdout : OutputStream::kStderr;
     splitters[stream].Flush([&](std::string_view l) { Emit(kind, l); });
   }
-  if (lost || forced) return LostConnection();
+  if (lost || forced) {
+    // Closing a stuck connection must not wait for the network.
+    libssh2_session_callback_set(session_, LIBSSH2_CALLBACK_SEND, plain_send);
+    return LostConnection();
+  }
   // The exit status may follow the EOF: wait (briefly) for the channel close.
   Clock::time_point limit = Clock::now() + std::chrono::seconds(5);
   int rc;

@@ -25,12 +25,14 @@ struct SshOptions {
   bool accept_new_host_keys = false;          ///< like OpenSSH's accept-new: append unknown keys
   std::chrono::milliseconds connect_timeout{10'000};  ///< TCP connect, handshake and auth, per attempt
   int keepalive_interval_s = 15;              ///< SSH keepalive while a command runs; 0: off
-  int max_parallel_connects = 8;              ///< under sshd's MaxStartups (10 by default)
+  int max_parallel_connects = 64;             ///< connection set-ups at once, over all hosts
+  int max_connects_per_host = 8;              ///< set-ups at once to one sshd: under its MaxStartups (10 by default)
   int connect_attempts = 5;                   ///< tries when sshd drops a connection before auth
   std::chrono::milliseconds retry_backoff{100};  ///< first retry delay, doubled each time, jittered
 };
 
-/// Opens one SSH connection per request (at most max_parallel_connects
+/// Opens one SSH connection per request (at most max_parallel_connects,
+/// and max_connects_per_host to one address and port,
 /// being set up at a time, so sshd's MaxStartups is not hit; connections
 /// dropped before authentication are retried with backoff), checks the
 /// host key against known_hosts (the preferred host-key algorithms are the

@@ -2,7 +2,8 @@
 // namespaced hosts over SSH, where losing the connection must take the
 // whole remote process tree down (a grandchild that called setsid too),
 // and where the launch message's environment must not appear in any
-// process's command line.
+// process's command line. Locally also the preflight conversation that
+// comes before the launch message.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -10,11 +11,14 @@
 #include <random>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
+#include "launch/preflight.h"
 #include "launch/ssh_executor.h"
 #include "support/launch_printers.h"
 #include "support/netns_testbed.h"
@@ -87,6 +91,74 @@ TEST(Agent, RefusesABadMessage) {
   EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 2});
   ASSERT_EQ(lines.err.size(), 1u);
   EXPECT_EQ(lines.err[0], "topolaunch: error: launch message: $.argv: empty: nothing to run");
+}
+
+std::string ShortHostName() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
+// The conversation `run` has: preflight, wait for the reply, then the launch message.
+TEST(Agent, AnswersThePreflightThenRunsTheLaunchMessage) {
+  LocalExecutor executor;
+  Lines lines;
+  PreflightRequest preflight{{"sh", "no-such-program-xyz"}, 0, "", true};
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatPreflightRequest(preflight)};
+  request.close_stdin = false;
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  std::string first = lines.First();
+  ASSERT_TRUE(IsPreflightReply(first)) << first;
+  Result<PreflightReply> reply = ParsePreflightReply(first);
+  ASSERT_TRUE(reply.ok()) << reply.error().Message();
+  EXPECT_EQ(reply->hostname, ShortHostName());
+  ASSERT_EQ(reply->programs.size(), 2u);
+  EXPECT_NE(reply->programs[0].path, "");
+  EXPECT_EQ(reply->programs[1].path, "");
+  EXPECT_TRUE(reply->layout.has_value()) << reply->layout_problem;
+  {
+    std::lock_guard lock(lines.mutex);
+    EXPECT_EQ(lines.out.size(), 1u) << "nothing runs before the launch message";
+  }
+  ASSERT_TRUE((*started[0])->WriteStdin(FormatLaunchMessage({{{"sh", "-c", "echo ran; exit 4"}}, 2000ms})).ok());
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 4});
+  ASSERT_EQ(lines.out.size(), 2u);
+  EXPECT_EQ(lines.out[1], "ran");
+  EXPECT_EQ(lines.err, std::vector<std::string>{});
+}
+
+// EOF after the reply means "do not start" (another node failed its
+// preflight): an unfinished line is not a launch message either.
+TEST(Agent, PreflightThenEofStartsNothingAndExitsZero) {
+  LocalExecutor executor;
+  Lines lines;
+  std::string partial = FormatLaunchMessage({{{"sh", "-c", "echo ran"}}});
+  partial.pop_back();  // no newline: cut off
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}},
+                        FormatPreflightRequest({{}, 0, "", false}) + partial};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
+  ASSERT_EQ(lines.out.size(), 1u) << "only the reply";
+  Result<PreflightReply> reply = ParsePreflightReply(lines.out[0]);
+  ASSERT_TRUE(reply.ok()) << reply.error().Message();
+  EXPECT_EQ(reply->hostname, ShortHostName());
+  EXPECT_FALSE(reply->layout.has_value()) << "not asked";
+  EXPECT_EQ(lines.err, std::vector<std::string>{});
+}
+
+TEST(Agent, RefusesABadPreflightRequest) {
+  LocalExecutor executor;
+  Lines lines;
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, "{\"preflight\":{\"master_port\":-1}}\n"};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok());
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 2});
+  EXPECT_EQ(lines.out, std::vector<std::string>{});
+  ASSERT_EQ(lines.err.size(), 1u);
+  EXPECT_EQ(lines.err[0], "topolaunch: error: preflight request: $.preflight.master_port: expected an integer from 0 to 65535, found -1");
 }
 
 TEST(Agent, SigtermStopsTheWholeTree) {

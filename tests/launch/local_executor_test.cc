@@ -84,6 +84,84 @@ TEST(LocalExecutor, WaitTimesOutWhileRunningAndStdinCanStayOpen) {
   EXPECT_EQ(got.out, std::vector<std::string>{"hello"});
 }
 
+// Waits until `collected` holds `count` stdout lines (or 10 s pass).
+std::vector<std::string> WaitForLines(Collected& collected, size_t count) {
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard lock(collected.mutex);
+      if (collected.out.size() >= count) return collected.out;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::lock_guard lock(collected.mutex);
+  return collected.out;
+}
+
+TEST(LocalExecutor, WriteStdinFeedsMoreInputInOrderAndCloseStdinEndsIt) {
+  Collected got;
+  LaunchRequest request{"", {{"cat"}}, "first\n"};
+  request.close_stdin = false;
+  auto running = StartOne(request, got);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(WaitForLines(got, 1), std::vector<std::string>{"first"});
+  ASSERT_TRUE(running->WriteStdin("sec").ok());
+  ASSERT_TRUE(running->WriteStdin("ond\nthird\n").ok());
+  EXPECT_EQ(WaitForLines(got, 3), (std::vector<std::string>{"first", "second", "third"}));
+  EXPECT_EQ(running->Wait(200ms), std::nullopt);  // stdin still open
+  ASSERT_TRUE(running->WriteStdin("last, unterminated").ok());
+  running->CloseStdin();
+  running->CloseStdin();  // idempotent
+  EXPECT_EQ(running->Wait(10s), ExitInfo{.exit_code = 0});
+  EXPECT_EQ(got.out, (std::vector<std::string>{"first", "second", "third", "last, unterminated"}));
+}
+
+TEST(LocalExecutor, WriteStdinFailsOnceStdinIsClosedOrTheCommandEnded) {
+  Collected got;
+  LaunchRequest open{"", {{"cat"}}};
+  open.close_stdin = false;
+  auto cat = StartOne(open, got);
+  ASSERT_TRUE(cat);
+  cat->CloseStdin();
+  Status after_close = cat->WriteStdin("x\n");
+  ASSERT_FALSE(after_close.ok());
+  EXPECT_EQ(after_close.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(cat->Wait(10s), ExitInfo{.exit_code = 0});
+  EXPECT_TRUE(got.out.empty());
+
+  LaunchRequest ended{"", {{"true"}}};
+  ended.close_stdin = false;
+  auto done = StartOne(ended, got);
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->Wait(10s), ExitInfo{.exit_code = 0});
+  Status after_end = done->WriteStdin("x\n");
+  ASSERT_FALSE(after_end.ok());
+  EXPECT_EQ(after_end.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(after_end.error().Message().find("true: has ended"), std::string::npos) << after_end.error().Message();
+
+  auto closed_by_request = StartOne({"", {{"cat"}}, "x\n"}, got);  // close_stdin = true
+  ASSERT_TRUE(closed_by_request);
+  EXPECT_FALSE(closed_by_request->WriteStdin("y\n").ok());
+  EXPECT_EQ(closed_by_request->Wait(10s), ExitInfo{.exit_code = 0});
+}
+
+TEST(LocalExecutor, ALargeWriteToASlowReaderDoesNotBlockTheCaller) {
+  Collected got;
+  // Reads nothing for half a second: 1 MiB cannot fit in the pipe.
+  LaunchRequest request{"", {{"sh", "-c", "sleep 0.5; wc -c"}}};
+  request.close_stdin = false;
+  auto running = StartOne(request, got);
+  ASSERT_TRUE(running);
+  std::string chunk(1 << 20, 'x');
+  Clock::time_point start = Clock::now();
+  ASSERT_TRUE(running->WriteStdin(chunk).ok());
+  running->CloseStdin();
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_LT(seconds, 0.1);
+  ASSERT_EQ(running->Wait(10s), ExitInfo{.exit_code = 0});
+  ASSERT_EQ(got.out.size(), 1u);
+  EXPECT_EQ(std::stol(got.out[0]), 1 << 20);  // every byte arrived, EOF after the last
+}
+
 TEST(LocalExecutor, StopEscalatesToKillAfterTheGracePeriod) {
   Collected got;
   auto running = StartOne({"", {{"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}}}, got);

@@ -3,9 +3,12 @@
 // connections go only to the namespaced hosts.
 #include "launch/ssh_executor.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -148,6 +151,100 @@ TEST_F(SshExecutorTest, StopSendsEofOnStdin) {
   EXPECT_EQ(lines.out[0], std::vector<std::string>{"first"});
 }
 
+// Waits until host `i` has `count` stdout lines (or 10 s pass).
+std::vector<std::string> WaitForLines(Lines& lines, size_t i, size_t count) {
+  for (int tries = 0; tries < 500; ++tries) {
+    {
+      std::lock_guard lock(lines.mutex);
+      if (lines.out[i].size() >= count) return lines.out[i];
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::lock_guard lock(lines.mutex);
+  return lines.out[i];
+}
+
+TEST_F(SshExecutorTest, WriteStdinFeedsMoreInputAndCloseStdinSendsEof) {
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"cat"}}, "first\n"};
+  request.close_stdin = false;
+  Lines lines(1);
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  RunningCommand& cat = **started[0];
+  ASSERT_TRUE(cat.WriteStdin("sec").ok());
+  ASSERT_TRUE(cat.WriteStdin("ond\n").ok());
+  EXPECT_EQ(WaitForLines(lines, 0, 2), (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(cat.Wait(300ms), std::nullopt);  // stdin still open
+  ASSERT_TRUE(cat.WriteStdin("third").ok());
+  cat.CloseStdin();
+  cat.CloseStdin();  // idempotent
+  EXPECT_FALSE(cat.WriteStdin("late\n").ok());
+  EXPECT_EQ(cat.Wait(10s), ExitInfo{.exit_code = 0});
+  EXPECT_EQ(lines.out[0], (std::vector<std::string>{"first", "second", "third"}));
+  Status after_end = cat.WriteStdin("x\n");
+  ASSERT_FALSE(after_end.ok());
+  EXPECT_EQ(after_end.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(after_end.error().Message().find("node1: the command has ended"), std::string::npos)
+      << after_end.error().Message();
+}
+
+TEST_F(SshExecutorTest, AMebibyteEchoedBackArrivesWholeWithoutBlockingTheCaller) {
+  SshExecutor executor(Options());
+  // Waits before reading, so the SSH windows fill; then echoes everything.
+  LaunchRequest request{"node2", {{"sh", "-c", "sleep 0.5; cat"}}};
+  request.close_stdin = false;
+  Lines lines(1);
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  std::string line(1023, 'x');
+  std::string mebibyte;
+  for (int i = 0; i < 1024; ++i) mebibyte += line + "\n";
+  Clock::time_point start = Clock::now();
+  ASSERT_TRUE((*started[0])->WriteStdin(mebibyte).ok());
+  (*started[0])->CloseStdin();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 0.1);
+  ASSERT_EQ((*started[0])->Wait(30s), ExitInfo{.exit_code = 0});
+  EXPECT_EQ(lines.out[0].size(), 1024u);
+  EXPECT_EQ(std::count(lines.out[0].begin(), lines.out[0].end(), line), 1024);
+}
+
+// On a slow link the client's socket buffer fills, so libssh2 holds a
+// half-sent stdin packet while output keeps coming back and needs window
+// adjustments sent: libssh2 1.10 refuses a second packet before the first
+// is out (LIBSSH2_ERROR_BAD_USE), which must not end the command.
+TEST_F(SshExecutorTest, HeavyTrafficBothWaysOverASlowLinkKeepsTheConnection) {
+  std::vector<std::string> shape = {"ip", "netns", "exec", testbed_->HeadNamespace(), "tc", "qdisc"};
+  auto tc = [&](std::vector<std::string> args) {
+    testing::ProcessSpec spec;
+    spec.argv = shape;
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    return testing::RunProcess(spec);
+  };
+  testing::ProcessResult limited =
+      tc({"add", "dev", "eth0", "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "400ms"});
+  if (limited.exit_code != 0) GTEST_SKIP() << "cannot shape the link here: " << limited.Describe();
+  struct Unlimit {
+    std::function<void()> undo;
+    ~Unlimit() { undo(); }
+  } unlimit{[&] { tc({"del", "dev", "eth0", "root"}); }};
+  SshExecutor executor(Options());
+  // Echoes every line to stdout and to stderr: output twice as heavy as the input.
+  LaunchRequest request{"node3", {{"sh", "-c", "while IFS= read -r l; do echo \"$l\"; echo \"$l\" >&2; done; echo end"}}};
+  request.close_stdin = false;
+  Lines lines(1);
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  std::string line(1023, 'y');
+  std::string block;
+  for (int i = 0; i < 2048; ++i) block += line + "\n";
+  ASSERT_TRUE((*started[0])->WriteStdin(block).ok());
+  (*started[0])->CloseStdin();
+  ASSERT_EQ((*started[0])->Wait(60s), ExitInfo{.exit_code = 0});
+  EXPECT_EQ(lines.out[0].size(), 2049u);
+  EXPECT_EQ(lines.err[0].size(), 2048u);
+}
+
 TEST_F(SshExecutorTest, UnknownHostKeyIsRefusedWithHowToAccept) {
   std::ofstream(known_hosts_, std::ios::trunc).flush();
   SshExecutor executor(Options());
@@ -234,7 +331,7 @@ TEST_F(SshExecutorTest, ThirtyConnectionsToOneDefaultSshdAllSucceed) {
 
 TEST_F(SshExecutorTest, UnboundedBurstSucceedsThanksToRetries) {
   SshOptions options = Options();
-  options.max_parallel_connects = 40;  // past MaxStartups' 10: sshd drops some, we retry
+  options.max_connects_per_host = 40;  // past MaxStartups' 10: sshd drops some, we retry
   options.connect_attempts = 8;
   SshExecutor executor(options);
   std::vector<LaunchRequest> requests(40, LaunchRequest{"node2", {{"true"}}});

@@ -3,9 +3,11 @@
 // directly in the two namespaces (no interface ever exists in the root
 // namespace), and `unreachable 10.200.0.0/24` in the root namespace so no
 // test packet can leave through the default route. Each sshd runs under
-// `nsenter --net` + `unshare --uts` (its own host name) in the foreground
-// (-D), so its PID is known; its per-connection children call setsid, so
-// teardown also kills whatever `ip netns pids` still finds.
+// `nsenter --net` + `unshare --uts --mount` (its own host name, and the
+// testbed's hosts file bind-mounted over /etc/hosts in a private mount
+// namespace, which its sessions inherit) in the foreground (-D), so its PID
+// is known; its per-connection children call setsid, so teardown also kills
+// whatever `ip netns pids` still finds.
 #include "support/netns_testbed.h"
 
 #include <fcntl.h>
@@ -146,12 +148,39 @@ Status NetnsTestbed::Build(int nodes, const std::vector<std::string>& sshd_optio
   std::string known;
   for (int i = 1; i <= nodes; ++i) known += fmt::format("{},{} {}\n", NodeName(i), NodeAddress(i), key);
   std::ofstream(KnownHosts()) << known;
+  if (Status s = WriteClientFiles(nodes); !s.ok()) return s;
+  sshd_options_ = sshd_options;
+  sshds_.resize(nodes);
   for (int i = 1; i <= nodes; ++i)
-    if (Status s = StartSshd(i, sshd_options); !s.ok()) return s;
+    if (Status s = StartSshd(i); !s.ok()) return s;
   return Ok{};
 }
 
-Status NetnsTestbed::StartSshd(int i, const std::vector<std::string>& sshd_options) {
+Status NetnsTestbed::WriteClientFiles(int nodes) {
+  std::string hosts = "127.0.0.1 localhost\n::1 localhost\n";
+  for (int i = 1; i <= nodes; ++i) hosts += fmt::format("{} {}\n", NodeAddress(i), NodeName(i));
+  std::ofstream(HostsFile()) << hosts;
+  std::string dot_ssh = ClientHome() + "/.ssh";
+  std::error_code ec;
+  std::filesystem::create_directories(dot_ssh, ec);
+  std::ofstream(dot_ssh + "/config") << SshConfigText();
+  for (const auto& [from, to] : {std::pair{KnownHosts(), "known_hosts"}, std::pair{ClientKey(), "id_ed25519"},
+                                 std::pair{ClientKey() + ".pub", "id_ed25519.pub"}})
+    if (!ec) std::filesystem::copy_file(from, dot_ssh + "/" + to, ec);
+  if (ec) return Error(ErrorCode::kUnavailable, dot_ssh, ec.message());
+  return Ok{};
+}
+
+ProcessSpec NetnsTestbed::InHead(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env) const {
+  ProcessSpec spec;
+  spec.argv = {"nsenter", "--net=/run/netns/" + head_ns_, "--"};
+  spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+  spec.env = {{"HOME", ClientHome()}};
+  spec.env.insert(spec.env.end(), env.begin(), env.end());
+  return spec;
+}
+
+Status NetnsTestbed::StartSshd(int i) {
   std::string config = dir_.File("sshd_config");
   if (!std::filesystem::exists(config)) {
     std::ofstream(config) << fmt::format(
@@ -162,19 +191,25 @@ Status NetnsTestbed::StartSshd(int i, const std::vector<std::string>& sshd_optio
         dir_.path());
   }
   ProcessSpec spec;
-  spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--", "/bin/sh", "-c",
-               "hostname \"$0\" && exec \"$@\"", NodeName(i), "/usr/sbin/sshd", "-D", "-e", "-f", config,
-               "-o", "ListenAddress=" + NodeAddress(i)};
-  for (const std::string& option : sshd_options) spec.argv.insert(spec.argv.end(), {"-o", option});
+  spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
+               "private", "--", "/bin/sh", "-c", "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && shift && exec \"$@\"",
+               NodeName(i), HostsFile(), "/usr/sbin/sshd", "-D", "-e", "-f", config, "-o", "ListenAddress=" + NodeAddress(i)};
+  for (const std::string& option : sshd_options_) spec.argv.insert(spec.argv.end(), {"-o", option});
   auto sshd = BackgroundProcess::Start(spec, dir_.File(fmt::format("sshd-{}.log", i)));
   if (!sshd.ok()) return sshd.take_error();
   if (Status up = (*sshd)->WaitForLog("Server listening on", std::chrono::seconds(10)); !up.ok()) return up;
-  sshds_.push_back(std::move(*sshd));
+  sshds_.at(i - 1) = std::move(*sshd);
   return Ok{};
 }
 
 void NetnsTestbed::StopNode(int i) {
   for (pid_t pid : NamespacePids(NodeNamespace(i))) kill(pid, SIGKILL);
+  sshds_.at(i - 1).reset();  // reaps it
+}
+
+Status NetnsTestbed::RestartNode(int i) {
+  StopNode(i);
+  return StartSshd(i);
 }
 
 std::vector<pid_t> NetnsTestbed::PidsInNode(int i) const { return NamespacePids(NodeNamespace(i)); }

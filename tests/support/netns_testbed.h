@@ -1,7 +1,9 @@
 // A small cluster on one machine for SSH tests: N network namespaces on a
 // private bridge (10.200.0.0/24, see TESTBED.md), each with its own host
-// name (UTS namespace) and its own sshd, plus a "head" namespace the client
-// side runs in. Keys (ed25519 host and user keys) and known_hosts live in a
+// name (UTS namespace), its own /etc/hosts naming every node (a private
+// mount namespace: torchrun's master address is a node's name) and its own
+// sshd, plus a "head" namespace the client side runs in. Keys (ed25519 host
+// and user keys), known_hosts and a client home directory live in a
 // temporary directory. Names carry this process's PID, so parallel tests
 // do not collide and a later testbed removes what a crashed one left.
 // Everything is torn down by PID and by name in the destructor.
@@ -12,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/subprocess.h"
@@ -51,11 +54,21 @@ class NetnsTestbed {
   std::string KnownHosts() const { return dir_.File("known_hosts"); }
   /// ~/.ssh/config text mapping node<i> to its address (`Host node1 / HostName ...`).
   std::string SshConfigText() const;
+  /// The /etc/hosts every node sees: localhost, then node<i> at its address.
+  std::string HostsFile() const { return dir_.File("hosts"); }
+  /// A home directory for the client side: .ssh/config (SshConfigText),
+  /// .ssh/known_hosts (KnownHosts) and .ssh/id_ed25519 (ClientKey).
+  std::string ClientHome() const { return dir_.File("home"); }
+  /// `argv` run inside the head namespace (`nsenter --net`, which execs, so
+  /// the child's PID is argv's) with HOME=ClientHome(), `env` on top.
+  ProcessSpec InHead(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {}) const;
   /// A scratch directory removed with the testbed.
   const TempDir& dir() const { return dir_; }
 
   /// Stops (SIGKILL) node i's sshd and every process in its namespace.
   void StopNode(int i);
+  /// Starts node i's sshd again after StopNode. Errors as for Start.
+  Status RestartNode(int i);
   /// PIDs of the processes running in node i's namespace (`ip netns pids`).
   std::vector<pid_t> PidsInNode(int i) const;
 
@@ -77,14 +90,16 @@ class NetnsTestbed {
  private:
   NetnsTestbed() = default;
   Status Build(int nodes, const std::vector<std::string>& sshd_options);
-  Status StartSshd(int i, const std::vector<std::string>& sshd_options);
+  Status WriteClientFiles(int nodes);
+  Status StartSshd(int i);
   void TearDown();
 
   TempDir dir_;
   std::string prefix_;
   std::string switch_ns_, head_ns_;
   std::vector<std::string> node_ns_;
-  std::vector<std::unique_ptr<BackgroundProcess>> sshds_;
+  std::vector<std::string> sshd_options_;
+  std::vector<std::unique_ptr<BackgroundProcess>> sshds_;  ///< by node, from node1
 };
 
 /// Removes namespaces left by earlier test processes that are gone.

@@ -1,0 +1,67 @@
+// `topolaunch run`: start torchrun on every node over SSH, in the planned
+// order, each worker bound; stop them all when one fails or on Ctrl-C.
+#include "cli/cli_output.h"
+#include "cli/commands.h"
+#include "cli/run_job.h"
+
+namespace topolaunch::cli {
+
+void AddRunCommand(CLI::App& app, int& exit_status) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand("run", "Start torchrun on every node over SSH, in the planned rank order, each rank bound");
+  cmd->prefix_command();  // SCRIPT and everything after it reach the script untouched
+  cmd->footer(R"EX(Options go before SCRIPT; SCRIPT and everything after it are passed to the
+script byte for byte.
+
+Examples:
+  topolaunch run --nproc-per-node 8 train.py --lr 3e-4             # this machine alone
+  topolaunch run --hosts 'node[01-64]' --nproc-per-node 8 train.py --lr 3e-4
+  topolaunch run --hostfile hosts --topology topology.json --nproc-per-node 8 --dry-run train.py
+  topolaunch run --hosts 'node[1-4]' --nproc-per-node 2 --no-gpus \
+      --torchrun '/usr/bin/torchrun --redirects 9:0 --tee 9:0' --env HF_TOKEN train.py
+  sbatch -N 16 --wrap 'topolaunch run --nproc-per-node 8 train.py'   # SLURM_JOB_NODELIST
+
+Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
+numactl, GPU count, the master port free on the first node, clocks within 1 s); one bad
+node and nothing starts anywhere. Each node then runs
+  TORCHRUN --nnodes=N --nproc_per_node=K --node_rank=R --master_addr=A --master_port=P
+           --rdzv_backend=static --no_python topolaunch bind -- PYTHON SCRIPT ARGS...
+with its NCCL settings and forwarded variables sent over the SSH channel (never on a
+command line). When one node fails, or on Ctrl-C / SIGTERM, every node's processes are
+stopped (SIGTERM, SIGKILL after --grace).
+
+Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
+3 preflight failed (nothing started), 130 interrupted.)EX");
+  auto* hosts = cmd->add_option("--hosts", flags->hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
+  auto* hostfile = cmd->add_option("--hostfile", flags->hostfile, "host file: 'host slots=N' per line, '#' comments");
+  hosts->excludes(hostfile);
+  cmd->add_option("--nproc-per-node", flags->nproc_per_node, "ranks (GPUs) per node")->required()->check(CLI::Range(1, 4096));
+  cmd->add_option("--topology", flags->topology, "topology.json from `topolaunch discover` (default: the live fabric when this machine has an HCA)");
+  cmd->add_flag("--dry-run", flags->dry_run, "run the preflight, print each node's exact command and environment (secrets masked), start nothing");
+  cmd->add_option("--torchrun", flags->torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")
+      ->capture_default_str();
+  cmd->add_option("--python", flags->python, "Python interpreter on the nodes")->capture_default_str();
+  cmd->add_option("--master-addr", flags->master_addr, "address the nodes reach rank 0 at (default: the first node's host name)");
+  cmd->add_option("--master-port", flags->master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--env", flags->env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--env-file", flags->env_file, "NAME=VALUE lines to set on every node");
+  cmd->add_option("--log-dir", flags->log_dir, "write each node's output to DIR/HOST.log instead of prefixed lines");
+  cmd->add_flag("--no-gpus", flags->no_gpus, "CPU-only job (gloo): nodes need no GPUs");
+  cmd->add_flag("--allow-unknown", flags->allow_unknown, "hosts not on the fabric go last instead of failing");
+  cmd->add_option("--grace", flags->grace_s, "seconds between SIGTERM and SIGKILL when stopping nodes")->check(CLI::Range(0.0, 600.0))->capture_default_str();
+  cmd->add_option("--connect-timeout", flags->connect_timeout_s, "seconds to connect and log in to a node")->check(CLI::Range(0.1, 600.0))->capture_default_str();
+  cmd->add_option("--preflight-timeout", flags->preflight_timeout_s, "seconds for every node's preflight answer")->check(CLI::Range(1.0, 3600.0))->capture_default_str();
+  cmd->add_flag("--accept-new-host-keys", flags->accept_new_host_keys, "add unknown host keys to known_hosts (OpenSSH's accept-new); changed keys are still refused");
+  cmd->add_option("--known-hosts", flags->known_hosts, "known_hosts file (default: ~/.ssh/known_hosts)");
+  cmd->add_option("--ssh-config", flags->ssh_config, "ssh client config (default: ~/.ssh/config)");
+  cmd->add_option("--remote-topolaunch", flags->remote_topolaunch, "path of topolaunch on the nodes (default: this binary's path)");
+  cmd->add_option("--cwd", flags->cwd, "working directory on the nodes (default: here when local, the login directory remotely)");
+  cmd->add_option("--templates", flags->templates, "folder of env profile templates (see `topolaunch env`)");
+  cmd->add_option("--profile", flags->profile, "env profile: auto, infiniband, roce, tcp")
+      ->check(CLI::IsMember({"auto", "infiniband", "roce", "tcp"}))
+      ->capture_default_str();
+  cmd->callback([cmd, flags, &exit_status] { exit_status = RunJob(*flags, cmd->remaining()); });
+}
+
+}  // namespace topolaunch::cli

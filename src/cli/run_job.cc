@@ -1,0 +1,294 @@
+#include "cli/run_job.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cli/cli_output.h"
+#include "cli/host_pool.h"
+#include "cli/run_output.h"
+#include "cli/ssh_setup.h"
+#include "core/text_io.h"
+#include "discover/discover_pipeline.h"
+#include "discover/local_host.h"
+#include "env/compute_ports.h"
+#include "env/env_builder.h"
+#include "env/env_templates.h"
+#include "launch/job_env.h"
+#include "launch/job_spec.h"
+#include "launch/local_executor.h"
+#include "launch/run_report.h"
+#include "launch/run_session.h"
+#include "launch/ssh_executor.h"
+#include "rankmap/plan_builder.h"
+#include "topolaunch/topology_json.h"
+
+namespace topolaunch::cli {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void OnStopSignal(int) { g_stop = true; }
+
+// Ctrl-C, SIGTERM (scancel, a prolog timeout) and SIGHUP (the login
+// session closing) all mean "stop every node", handled by the session.
+void CatchStopSignals() {
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+milliseconds Millis(double seconds) { return milliseconds(static_cast<int64_t>(seconds * 1000)); }
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string DefaultTemplatesDir() {
+  std::error_code ec;
+  return std::filesystem::is_directory(TOPOLAUNCH_TEMPLATES_DIR, ec) ? TOPOLAUNCH_TEMPLATES_DIR : "";
+}
+
+// The fabric decides the order: a topology.json, else a live walk when this
+// machine has an HCA. Layouts come from the nodes' preflight.
+Result<Topology> LoadRunTopology(const RunFlags& flags) {
+  if (!flags.topology.empty()) {
+    Result<std::string> text = ReadTextFile(flags.topology);
+    if (!text.ok()) return text.take_error();
+    return ParseTopologyJson(*text, flags.topology);
+  }
+  DiscoverOptions options;
+  options.local_layout = false;
+  options.generated = {VersionString(), NowRfc3339(), ""};
+  options.note = [](std::string_view) {};  // discover's advice does not fit here; the plan says what it found
+  return RunDiscovery(options);
+}
+
+Result<EnvList> ForwardedEnv(const RunFlags& flags) {
+  EnvList from_file;
+  if (!flags.env_file.empty()) {
+    Result<std::string> text = ReadTextFile(flags.env_file);
+    if (!text.ok()) return text.take_error();
+    Result<EnvList> parsed = ParseEnvFile(*text, flags.env_file);
+    if (!parsed.ok()) return parsed.take_error();
+    from_file = std::move(parsed).value();
+  }
+  Result<EnvList> given = ParseEnvOptions(flags.env, [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  });
+  if (!given.ok()) return given.take_error();
+  return MergeEnv(from_file, *given);
+}
+
+// Every planned host is in the topology, with the layout its node reported.
+void AttachNodeLayouts(Topology& topology, const std::vector<SessionNode>& nodes, const std::vector<NodePreflight>& preflight) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::optional<PreflightReply>& reply = preflight[i].reply;
+    TopologyHost* host = topology.FindHost(nodes[i].host);
+    if (reply && reply->layout && (!host || !host->layout)) AttachLayout(topology, nodes[i].host, *reply->layout);
+    else if (!host) topology.hosts.push_back(TopologyHost{.name = nodes[i].host});
+  }
+}
+
+// The NCCL settings the env rules derive for one node from its own facts,
+// then PYTHONUNBUFFERED (lines arrive as printed, and a failing rank's last
+// lines are not lost in a buffer), then what the user forwards, which wins.
+Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const std::string& host, const PreflightReply& reply,
+                        const std::string& master_addr, const EnvList& forwarded) {
+  EnvFacts facts;
+  facts.topology = &topology;
+  facts.host = host;
+  facts.rdma_ports = reply.rdma_ports;
+  facts.rank0_host = master_addr;
+  facts.socket_route = reply.socket_route;
+  facts.socket_route_problem = reply.socket_route_problem;
+  FabricKind kind = flags.profile == "auto" ? DetectFabricKind(facts) : *ParseFabricKind(flags.profile);
+  Result<std::vector<TemplateLine>> templates =
+      LoadEnvTemplates(flags.templates.empty() ? DefaultTemplatesDir() : flags.templates, kind);
+  if (!templates.ok()) return templates.take_error();
+  std::map<std::string, std::string> user(forwarded.begin(), forwarded.end());
+  Result<EnvOutcome> outcome = ComputeEnv(facts, {kind, std::move(templates).value(), user, false});
+  if (!outcome.ok()) return outcome.take_error();
+  EnvList env;
+  for (const EnvVariable& v : outcome->variables)
+    if (v.source != EnvSource::kUser) env.emplace_back(v.name, v.value);
+  env = MergeEnv(env, {{"PYTHONUNBUFFERED", "1"}});
+  return MergeEnv(env, forwarded);
+}
+
+struct Job {
+  bool local = false;
+  std::vector<std::string> hosts;
+  Topology topology;
+  PlanRequest request;
+  JobSpec spec;
+  EnvList forwarded;
+};
+
+Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
+  Job job;
+  if (script_and_args.empty()) return Error(ErrorCode::kBadUsage, "run", "no SCRIPT given (topolaunch run [OPTIONS] SCRIPT [ARGS...])");
+  Result<std::vector<std::string>> torchrun = SplitCommandWords(flags.torchrun, "--torchrun");
+  if (!torchrun.ok()) return torchrun.take_error();
+  Result<HostPool> pool = ReadHostPool(flags.hostfile, flags.hosts);
+  if (!pool.ok()) return pool.take_error();
+  job.local = pool->hosts.empty();
+  job.hosts = job.local ? std::vector<std::string>{LocalShortHostName()} : pool->hosts;
+  std::vector<Problem> bad_hosts;
+  if (!job.local)
+    for (const std::string& host : job.hosts)
+      if (Status ok = CheckRemoteHost(host); !ok.ok())
+        for (Problem& p : ok.take_error().problems) bad_hosts.push_back(std::move(p));
+  if (!bad_hosts.empty()) return Error(ErrorCode::kBadInput, std::move(bad_hosts));
+  Result<EnvList> forwarded = ForwardedEnv(flags);
+  if (!forwarded.ok()) return forwarded.take_error();
+  job.forwarded = std::move(forwarded).value();
+  Result<Topology> topology = LoadRunTopology(flags);
+  if (!topology.ok()) return topology.take_error();
+  job.topology = std::move(topology).value();
+  job.request.hosts = job.hosts;
+  job.request.nproc_per_node = flags.nproc_per_node;
+  job.request.allow_unknown = flags.allow_unknown || job.topology.switches.empty();
+
+  std::error_code ec;
+  job.spec.torchrun = std::move(torchrun).value();
+  job.spec.python = flags.python;
+  job.spec.topolaunch = !flags.remote_topolaunch.empty() ? flags.remote_topolaunch
+                                                         : std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  job.spec.script = script_and_args.front();
+  job.spec.script_args.assign(script_and_args.begin() + 1, script_and_args.end());
+  job.spec.master_addr = !flags.master_addr.empty() ? flags.master_addr : job.local ? "127.0.0.1" : "";
+  job.spec.master_port = flags.master_port;
+  job.spec.cwd = !flags.cwd.empty() ? flags.cwd : job.local ? std::filesystem::current_path(ec).string() : "";
+  job.spec.grace = Millis(flags.grace_s);
+  return job;
+}
+
+std::unique_ptr<Executor> MakeExecutor(const RunFlags& flags, bool local, Status& status) {
+  if (local) return std::make_unique<LocalExecutor>();
+  Result<SshOptions> ssh = ReadSshSetup({flags.accept_new_host_keys, Millis(flags.connect_timeout_s), flags.ssh_config, flags.known_hosts});
+  if (!ssh.ok()) {
+    status = ssh.take_error();
+    return nullptr;
+  }
+  return std::make_unique<SshExecutor>(std::move(ssh).value());
+}
+
+}  // namespace
+
+int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
+  auto started = std::chrono::steady_clock::now();
+  Result<Job> prepared = PrepareJob(flags, script_and_args);
+  if (!prepared.ok()) return ReportError(prepared.error());
+  Job& job = *prepared;
+  Result<Plan> order = ComputePlan(&job.topology, job.request);
+  if (!order.ok()) return ReportError(order.error());
+
+  std::vector<SessionNode> nodes;
+  for (const PlanNode& node : order->nodes) nodes.push_back({node.host, node.node_rank});
+  std::string master_addr = MasterAddress(job.spec, *order);
+  bool want_layout = false;
+  for (const SessionNode& node : nodes) {
+    const TopologyHost* host = job.topology.FindHost(node.host);
+    want_layout = want_layout || !host || !host->layout;
+  }
+  SessionOptions options;
+  options.agent = Command{{job.spec.topolaunch, "agent"}};
+  options.preflight = {{job.spec.torchrun.front(), job.spec.python, "numactl"}, job.spec.master_port, master_addr, want_layout};
+  options.preflight_timeout = Millis(flags.preflight_timeout_s);
+  options.stop_grace = job.spec.grace + milliseconds(2000);
+  options.tail_lines = 60;
+  options.now_ms = NowUnixMs;
+
+  Status executor_status = Ok{};
+  std::unique_ptr<Executor> executor = MakeExecutor(flags, job.local, executor_status);
+  if (!executor) return ReportError(executor_status.error());
+  std::unique_ptr<LinePrinter> printer;
+  if (!flags.log_dir.empty()) {
+    auto opened = LogDirPrinter::Open(flags.log_dir, nodes);
+    if (!opened.ok()) return ReportError(opened.error());
+    printer = std::move(opened).value();
+  } else {
+    printer = std::make_unique<PrefixPrinter>(nodes);
+  }
+
+  CatchStopSignals();
+  RunSession session(*executor, nodes, options, *printer);
+  Note(fmt::format("preflight on {} node(s)", nodes.size()));
+  std::vector<NodePreflight> preflight = session.Preflight(g_stop);
+  if (g_stop) {
+    session.Abort();
+    Note("interrupted during preflight: nothing was started");
+    return 130;
+  }
+  PreflightExpectations expect;
+  expect.nproc_per_node = flags.nproc_per_node;
+  expect.require_gpus = !flags.no_gpus;
+  expect.master_host = nodes.front().host;
+  expect.master_port = job.spec.master_port;
+  std::vector<std::vector<std::string>> problems(nodes.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const TopologyHost* known = job.topology.FindHost(nodes[i].host);
+    if (PreflightReply* reply = preflight[i].reply ? &*preflight[i].reply : nullptr; reply && !reply->layout && known && known->layout)
+      reply->gpus = static_cast<int>(known->layout->gpus.size());  // not gathered: the topology.json's layout counts
+    if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
+    else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, preflight[i].received_ms, expect);
+    bad += problems[i].empty() ? 0 : 1;
+  }
+  if (bad) {
+    session.Abort();
+    fmt::print(stderr, "topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad, nodes.size(),
+               FormatPreflightProblems(nodes, problems));
+    return 3;
+  }
+
+  AttachNodeLayouts(job.topology, nodes, preflight);
+  Result<Plan> plan = ComputePlan(&job.topology, job.request);
+  if (!plan.ok()) {
+    session.Abort();
+    return ReportError(plan.error());
+  }
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (plan->nodes[i].host != nodes[i].host) {
+      session.Abort();
+      return ReportError(Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known"));
+    }
+  for (const std::string& note : plan->notes) Note(note);
+  std::vector<LaunchMessage> messages;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Result<EnvList> env = NodeEnv(flags, job.topology, nodes[i].host, *preflight[i].reply, master_addr, job.forwarded);
+    if (!env.ok()) {
+      session.Abort();
+      return ReportError(env.error());
+    }
+    messages.push_back(NodeLaunchMessage(job.spec, *plan, plan->nodes[i], std::move(env).value()));
+  }
+  if (flags.dry_run) {
+    session.Abort();
+    fmt::print("{}", FormatDryRun(*plan, messages));
+    return 0;
+  }
+  Note(fmt::format("starting {} rank(s) on {} node(s), master {}:{}", plan->world_size, nodes.size(), master_addr,
+                   job.spec.master_port));
+  SessionReport report = session.Launch(messages, g_stop);
+  auto wall = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
+  fmt::print(stderr, "{}", FormatRunSummary(*plan, report, wall));
+  if (report.interrupted) return 130;
+  return report.first_failure ? 1 : 0;
+}
+
+}  // namespace topolaunch::cli

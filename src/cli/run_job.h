@@ -1,0 +1,44 @@
+// `topolaunch run` after option parsing: the passes of one job, in order
+// (hosts → fabric order → preflight on every node → plan with the nodes'
+// layouts → env per node → launch or dry-run → supervise → summary).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace topolaunch::cli {
+
+struct RunFlags {
+  std::string hosts;
+  std::string hostfile;
+  std::string topology;
+  int nproc_per_node = 0;
+  bool dry_run = false;
+  bool no_gpus = false;
+  bool allow_unknown = false;
+  std::string torchrun = "torchrun";
+  std::string python = "python3";
+  std::string master_addr;
+  int master_port = 29500;
+  std::vector<std::string> env;
+  std::string env_file;
+  std::string log_dir;
+  std::string remote_topolaunch;  ///< "" = this binary's own path
+  std::string cwd;                ///< "" = ours when local, the login directory remotely
+  double grace_s = 3;
+  double connect_timeout_s = 10;
+  double preflight_timeout_s = 60;
+  bool accept_new_host_keys = false;
+  std::string known_hosts;
+  std::string ssh_config;
+  std::string templates;
+  std::string profile = "auto";
+};
+
+/// Runs the job; `script_and_args` is SCRIPT followed by its arguments,
+/// exactly as given. Returns the exit status: 0 every node succeeded, 1 the
+/// job failed, 2 bad usage or input, 3 preflight failed (nothing started),
+/// 130 interrupted.
+int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args);
+
+}  // namespace topolaunch::cli

@@ -1,0 +1,231 @@
+// Preflight messages as JSON lines, and the judgement of a node's reply.
+//
+// The reply carries what only the node can see, in the same shapes the rest
+// of topolaunch uses (the layout as in topology.json, RDMA ports as in
+// env_facts.h), so `run` can hand them to plan and env unchanged. Optional
+// facts are JSON null when the node could not gather them.
+#include "launch/preflight.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/json_checker.h"
+#include "core/layout_json.h"
+
+namespace topolaunch {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kRequestName = "preflight request";
+constexpr const char* kReplyName = "preflight reply";
+
+// Host names, paths and errno texts are bytes: invalid UTF-8 is dropped
+// rather than failing the whole line.
+std::string DumpLine(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::ignore); }
+
+bool IsNull(const json& object, std::string_view key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_null();
+}
+
+json RdmaPortsToJson(const std::vector<RdmaPort>& ports) {
+  json out = json::array();
+  for (const RdmaPort& p : ports) {
+    json gids = json::array();
+    for (const GidEntry& g : p.gids) gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
+    out.push_back({{"device", p.device}, {"port", p.port}, {"link_layer", p.link_layer}, {"state", p.state}, {"gids", gids}});
+  }
+  return out;
+}
+
+std::vector<RdmaPort> RdmaPortsFromJson(JsonChecker& c, const json& array, const std::string& path) {
+  std::vector<RdmaPort> ports;
+  for (size_t i = 0; i < array.size(); ++i) {
+    std::string p = JsonIndex(path, i);
+    const json& j = array[i];
+    if (!j.is_object()) {
+      c.Report(p, "expected an object");
+      continue;
+    }
+    RdmaPort port;
+    port.device = c.String(j, p, "device").value_or("");
+    port.port = static_cast<int>(c.Integer(j, p, "port", 0, 255).value_or(0));
+    port.link_layer = c.String(j, p, "link_layer").value_or("");
+    port.state = c.String(j, p, "state").value_or("");
+    if (const json* gids = c.Array(j, p, "gids")) {
+      for (size_t k = 0; k < gids->size(); ++k) {
+        std::string gp = JsonIndex(JsonPath(p, "gids"), k);
+        const json& g = (*gids)[k];
+        if (!g.is_object()) {
+          c.Report(gp, "expected an object");
+          continue;
+        }
+        GidEntry entry;
+        entry.index = static_cast<int>(c.Integer(g, gp, "index", 0, 1 << 20).value_or(0));
+        entry.gid = c.String(g, gp, "gid").value_or("");
+        entry.type = c.String(g, gp, "type").value_or("");
+        entry.ndev = c.String(g, gp, "ndev").value_or("");
+        port.gids.push_back(std::move(entry));
+      }
+    }
+    ports.push_back(std::move(port));
+  }
+  return ports;
+}
+
+json ReplyToJson(const PreflightReply& r) {
+  json programs = json::array();
+  for (const ProgramFound& p : r.programs) programs.push_back({{"name", p.name}, {"path", p.path}});
+  json j;
+  j["hostname"] = r.hostname;
+  j["unix_time_ms"] = r.unix_time_ms;
+  j["programs"] = programs;
+  j["port_free"] = r.port_free ? json(*r.port_free) : json(nullptr);
+  j["port_problem"] = r.port_problem;
+  j["gpus"] = r.gpus;
+  j["layout"] = r.layout ? LayoutToJson(*r.layout) : json(nullptr);
+  j["layout_problem"] = r.layout_problem;
+  j["rdma_ports"] = r.rdma_ports ? RdmaPortsToJson(*r.rdma_ports) : json(nullptr);
+  j["socket_route"] = r.socket_route ? json{{"interface", r.socket_route->interface}, {"detail", r.socket_route->detail}}
+                                     : json(nullptr);
+  j["socket_route_problem"] = r.socket_route_problem;
+  return j;
+}
+
+void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
+  if (!IsNull(j, "port_free")) r.port_free = c.Boolean(j, "$", "port_free", false);
+  r.port_problem = c.String(j, "$", "port_problem", false).value_or("");
+  if (!IsNull(j, "layout")) {
+    if (const json* layout = c.Object(j, "$", "layout", false)) {
+      Result<HostLayout> l = LayoutFromJson(*layout, "$.layout");
+      if (l.ok()) r.layout = std::move(l).value();
+      else
+        for (const Problem& problem : l.error().problems) c.Report(problem.where, problem.what);
+    }
+  }
+  r.layout_problem = c.String(j, "$", "layout_problem", false).value_or("");
+  if (!IsNull(j, "rdma_ports"))
+    if (const json* ports = c.Array(j, "$", "rdma_ports", false)) r.rdma_ports = RdmaPortsFromJson(c, *ports, "$.rdma_ports");
+  if (!IsNull(j, "socket_route")) {
+    if (const json* route = c.Object(j, "$", "socket_route", false)) {
+      SocketRoute s;
+      s.interface = c.String(*route, "$.socket_route", "interface").value_or("");
+      s.detail = c.String(*route, "$.socket_route", "detail").value_or("");
+      r.socket_route = std::move(s);
+    }
+  }
+  r.socket_route_problem = c.String(j, "$", "socket_route_problem", false).value_or("");
+}
+
+std::string Plural(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::string FormatPreflightRequest(const PreflightRequest& request) {
+  json body;
+  body["programs"] = request.programs;
+  body["master_port"] = request.master_port;
+  body["master_addr"] = request.master_addr;
+  body["want_layout"] = request.want_layout;
+  return DumpLine(json{{"preflight", body}}) + "\n";
+}
+
+bool IsPreflightRequest(std::string_view line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("preflight");
+}
+
+Result<PreflightRequest> ParsePreflightRequest(std::string_view line) {
+  Result<json> parsed = ParseJsonText(line, kRequestName);
+  if (!parsed.ok()) return parsed.take_error();
+  JsonChecker c(kRequestName);
+  PreflightRequest request;
+  if (!parsed->is_object()) {
+    c.Report("$", "expected an object");
+    return c.TakeError();
+  }
+  const json* body = c.Object(*parsed, "$", "preflight");
+  if (!body) return c.TakeError();
+  const std::string p = "$.preflight";
+  request.programs = c.StringArray(*body, p, "programs", false);
+  request.master_port = static_cast<int>(c.Integer(*body, p, "master_port", 0, 65535, false).value_or(0));
+  request.master_addr = c.String(*body, p, "master_addr", false).value_or("");
+  request.want_layout = c.Boolean(*body, p, "want_layout", false).value_or(true);
+  if (!c.ok()) return c.TakeError();
+  return request;
+}
+
+std::string FormatPreflightReply(const PreflightReply& reply) {
+  return std::string(kPreflightReplyPrefix) + DumpLine(ReplyToJson(reply)) + "\n";
+}
+
+bool IsPreflightReply(std::string_view line) { return line.starts_with(kPreflightReplyPrefix); }
+
+Result<PreflightReply> ParsePreflightReply(std::string_view line) {
+  if (!IsPreflightReply(line))
+    return Error(ErrorCode::kBadInput, kReplyName, fmt::format("expected a line starting with \"{}\"", kPreflightReplyPrefix));
+  line.remove_prefix(kPreflightReplyPrefix.size());
+  Result<json> parsed = ParseJsonText(line, kReplyName);
+  if (!parsed.ok()) return parsed.take_error();
+  JsonChecker c(kReplyName);
+  PreflightReply reply;
+  const json& j = *parsed;
+  if (!j.is_object()) {
+    c.Report("$", "expected an object");
+    return c.TakeError();
+  }
+  reply.hostname = c.String(j, "$", "hostname").value_or("");
+  reply.unix_time_ms = c.Integer(j, "$", "unix_time_ms", 0, INT64_MAX).value_or(0);
+  if (const json* programs = c.Array(j, "$", "programs")) {
+    for (size_t i = 0; i < programs->size(); ++i) {
+      std::string p = JsonIndex("$.programs", i);
+      if (!(*programs)[i].is_object()) {
+        c.Report(p, "expected an object");
+        continue;
+      }
+      reply.programs.push_back({c.String((*programs)[i], p, "name").value_or(""),
+                                c.String((*programs)[i], p, "path").value_or("")});
+    }
+  }
+  reply.gpus = static_cast<int>(c.Integer(j, "$", "gpus", 0, 65535).value_or(0));
+  ReadReplyFacts(c, j, reply);
+  if (!c.ok()) return c.TakeError();
+  return reply;
+}
+
+std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, int64_t received_ms,
+                                        const PreflightExpectations& expect) {
+  std::vector<std::string> problems;
+  for (const ProgramFound& program : reply.programs) {
+    if (!program.path.empty()) continue;
+    if (program.name.find('/') == std::string::npos)
+      problems.push_back(fmt::format("{} not found in PATH of {}", program.name, host));
+    else
+      problems.push_back(fmt::format("{} not found or not executable on {}", program.name, host));
+  }
+  if (host == expect.master_host && reply.port_free == false) {
+    std::string port = expect.master_port > 0 ? fmt::format("port {}", expect.master_port) : "master port";
+    if (reply.port_problem == "in use") problems.push_back(port + " in use");
+    else if (reply.port_problem.empty()) problems.push_back(port + " not free");
+    else problems.push_back(fmt::format("{} not free: {}", port, reply.port_problem));
+  }
+  if (expect.require_gpus) {
+    if (reply.gpus == 0)
+      problems.push_back("no GPU found (for a CPU-only job pass --no-gpus)");
+    else if (reply.gpus < expect.nproc_per_node)
+      problems.push_back(fmt::format("{}, but --nproc-per-node {}", Plural(reply.gpus, "GPU"), expect.nproc_per_node));
+  }
+  // The reply was written before it arrived, so an exact clock reads as a
+  // small negative skew (the transit time); the tolerance covers both ways.
+  int64_t skew = reply.unix_time_ms - received_ms;
+  if (std::llabs(skew) > expect.max_clock_skew_ms)
+    problems.push_back(fmt::format("clock {:.1f} s {} this machine", static_cast<double>(std::llabs(skew)) / 1000.0,
+                                   skew > 0 ? "ahead of" : "behind"));
+  return problems;
+}
+
+}  // namespace topolaunch

@@ -1,0 +1,184 @@
+#include "launch/run_session.h"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace topolaunch {
+
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr milliseconds kPoll{20};
+
+bool EndedBadly(const ExitInfo& exit) { return exit.connection_lost || !exit.signal.empty() || exit.exit_code != 0; }
+
+}  // namespace
+
+struct RunSession::NodeState {
+  std::unique_ptr<RunningCommand> command;
+  bool replied = false;
+  NodePreflight preflight;
+  NodeOutcome outcome;
+};
+
+RunSession::RunSession(Executor& executor, std::vector<SessionNode> nodes, SessionOptions options, LinePrinter& printer)
+    : executor_(executor), nodes_(std::move(nodes)), options_(std::move(options)), printer_(printer) {
+  for (size_t i = 0; i < nodes_.size(); ++i) state_.push_back(std::make_unique<NodeState>());
+}
+
+RunSession::~RunSession() = default;
+
+void RunSession::OnLine(size_t node, OutputStream stream, std::string_view text) {
+  std::lock_guard lock(mutex_);
+  NodeState& state = *state_[node];
+  if (!state.replied && stream == OutputStream::kStdout && IsPreflightReply(text)) {
+    state.replied = true;
+    Result<PreflightReply> reply = ParsePreflightReply(text);
+    if (reply.ok()) {
+      state.preflight.reply = std::move(reply).value();
+      state.preflight.received_ms = options_.now_ms();
+    } else {
+      state.preflight.failure = "bad preflight reply: " + reply.error().Message();
+    }
+    return;
+  }
+  state.outcome.tail.emplace_back(text);
+  if (state.outcome.tail.size() > options_.tail_lines) state.outcome.tail.pop_front();
+  printer_.Line(node, stream, text);
+}
+
+std::vector<NodePreflight> RunSession::Preflight(const std::atomic<bool>& stop) {
+  std::vector<LaunchRequest> requests;
+  for (const SessionNode& node : nodes_)
+    requests.push_back(LaunchRequest{node.host, options_.agent, FormatPreflightRequest(options_.preflight), false});
+  std::vector<StartResult> started = executor_.StartAll(
+      requests, [this](size_t node, OutputStream stream, std::string_view text) { OnLine(node, stream, text); });
+  for (size_t i = 0; i < started.size(); ++i) {
+    std::lock_guard lock(mutex_);
+    if (started[i].ok()) {
+      state_[i]->command = std::move(started[i]).value();
+    } else {
+      state_[i]->replied = true;
+      state_[i]->preflight.failure = started[i].error().Message();
+    }
+  }
+  SteadyClock::time_point deadline = SteadyClock::now() + options_.preflight_timeout;
+  for (;;) {
+    bool waiting = false;
+    for (std::unique_ptr<NodeState>& state : state_) {
+      {
+        std::lock_guard lock(mutex_);
+        if (state->replied) continue;
+      }
+      // Not under the lock: an ending command may flush its last lines
+      // through OnLine from inside Wait.
+      std::optional<ExitInfo> exit = state->command->Wait(milliseconds(0));
+      std::lock_guard lock(mutex_);
+      if (state->replied) continue;
+      if (exit) {
+        state->replied = true;
+        state->outcome.exit = exit;
+        std::string last = state->outcome.tail.empty() ? "" : ": " + state->outcome.tail.back();
+        state->preflight.failure = fmt::format("the agent ended before its preflight reply ({}){}", exit->Describe(), last);
+        continue;
+      }
+      waiting = true;
+    }
+    if (!waiting || stop) break;
+    if (SteadyClock::now() >= deadline) {
+      std::lock_guard lock(mutex_);
+      for (std::unique_ptr<NodeState>& state : state_)
+        if (!state->replied) {
+          state->replied = true;
+          state->preflight.failure =
+              fmt::format("no preflight reply within {} s", std::chrono::duration_cast<std::chrono::seconds>(options_.preflight_timeout).count());
+        }
+      break;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+  std::vector<NodePreflight> result;
+  std::lock_guard lock(mutex_);
+  for (const std::unique_ptr<NodeState>& state : state_) result.push_back(state->preflight);
+  return result;
+}
+
+void RunSession::Abort() {
+  for (std::unique_ptr<NodeState>& state : state_)
+    if (state->command) state->command->CloseStdin();
+  std::vector<std::thread> waiters;
+  for (std::unique_ptr<NodeState>& state : state_) {
+    if (!state->command) continue;
+    waiters.emplace_back([this, &state] {
+      std::optional<ExitInfo> exit = state->command->Wait(options_.stop_grace);
+      if (!exit) exit = state->command->Stop(milliseconds(0));
+      std::lock_guard lock(mutex_);
+      state->outcome.exit = exit;
+    });
+  }
+  for (std::thread& waiter : waiters) waiter.join();
+}
+
+void RunSession::StopAll(const std::vector<size_t>& which) {
+  std::vector<std::thread> stoppers;
+  for (size_t i : which) {
+    stoppers.emplace_back([this, i] {
+      ExitInfo exit = state_[i]->command->Stop(options_.stop_grace);
+      std::lock_guard lock(mutex_);
+      state_[i]->outcome.exit = exit;
+      state_[i]->outcome.stopped = true;
+    });
+  }
+  for (std::thread& stopper : stoppers) stopper.join();
+}
+
+SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, const std::atomic<bool>& stop) {
+  SteadyClock::time_point start = SteadyClock::now();
+  auto since_start = [start] { return std::chrono::duration_cast<milliseconds>(SteadyClock::now() - start); };
+  SessionReport report;
+  for (size_t i = 0; i < state_.size(); ++i) {
+    NodeState& state = *state_[i];
+    if (!state.command) continue;
+    Status sent = state.command->WriteStdin(FormatLaunchMessage(messages.at(i)));
+    if (!sent.ok() && !report.first_failure) report.first_failure = i;
+  }
+  bool stopping = false;
+  for (;;) {
+    std::vector<size_t> running;
+    for (size_t i = 0; i < state_.size(); ++i) {
+      NodeState& state = *state_[i];
+      if (!state.command) continue;
+      {
+        std::lock_guard lock(mutex_);
+        if (state.outcome.exit) continue;
+      }
+      std::optional<ExitInfo> exit = state.command->Wait(milliseconds(0));
+      if (!exit) {
+        running.push_back(i);
+        continue;
+      }
+      std::lock_guard lock(mutex_);
+      state.outcome.exit = exit;
+      state.outcome.ended_after = since_start();
+      if (EndedBadly(*exit) && !stopping && !report.first_failure) report.first_failure = i;
+    }
+    if (running.empty()) break;
+    if (!stopping && (report.first_failure || stop)) {
+      stopping = true;
+      report.interrupted = !report.first_failure;
+      StopAll(running);
+      for (size_t i : running) state_[i]->outcome.ended_after = since_start();
+      continue;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+  report.wall = since_start();
+  std::lock_guard lock(mutex_);
+  for (const std::unique_ptr<NodeState>& state : state_) report.nodes.push_back(state->outcome);
+  return report;
+}
+
+}  // namespace topolaunch

@@ -1,0 +1,183 @@
+// RunSession against the recording FakeExecutor: what each agent was sent,
+// who was stopped, and what the report says.
+#include "launch/run_session.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fake_executor.h"
+
+namespace topolaunch {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::FakeExecutor;
+
+class RecordingPrinter : public LinePrinter {
+ public:
+  void Line(size_t node, OutputStream, std::string_view text) override {
+    lines.push_back(std::to_string(node) + ":" + std::string(text));
+  }
+  std::vector<std::string> lines;
+};
+
+constexpr int64_t kNow = 1'700'000'000'000;
+
+std::string ReplyLine(const std::string& host) {
+  PreflightReply reply;
+  reply.hostname = host;
+  reply.unix_time_ms = kNow;
+  std::string line = FormatPreflightReply(reply);
+  line.pop_back();  // the sink gets lines without '\n'
+  return line;
+}
+
+// An agent that replies, then waits for its launch message, then runs.
+FakeExecutor::Script Agent(const std::string& host, ExitInfo exit, milliseconds run_time, bool until_stopped = false) {
+  FakeExecutor::Script script;
+  script.lines = {{OutputStream::kStdout, "motd noise"}, {OutputStream::kStdout, ReplyLine(host)}};
+  script.on_write_lines = {{OutputStream::kStdout, host + " training"}};
+  script.wait_for_write = true;
+  script.run_time = run_time;
+  script.exit = exit;
+  script.runs_until_stopped = until_stopped;
+  return script;
+}
+
+SessionOptions Options() {
+  SessionOptions options;
+  options.agent = Command{{"/opt/topolaunch", "agent"}};
+  options.preflight.programs = {"torchrun"};
+  options.preflight_timeout = milliseconds(2000);
+  options.stop_grace = milliseconds(100);
+  options.now_ms = [] { return kNow + 5; };
+  return options;
+}
+
+std::vector<LaunchMessage> Messages(size_t n) {
+  std::vector<LaunchMessage> messages(n);
+  for (size_t i = 0; i < n; ++i) messages[i].command = Command{{"torchrun", "--node_rank=" + std::to_string(i)}};
+  return messages;
+}
+
+TEST(RunSessionTest, PreflightTakesTheReplyOutOfTheOutput) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(0)));
+  executor.SetScript("b", Agent("b", {.exit_code = 0}, milliseconds(0)));
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  std::vector<NodePreflight> preflight = session.Preflight(stop);
+  ASSERT_EQ(preflight.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(preflight[i].reply) << preflight[i].failure;
+    EXPECT_EQ(preflight[i].received_ms, kNow + 5);
+  }
+  EXPECT_EQ(preflight[1].reply->hostname, "b");
+  EXPECT_EQ(printer.lines, (std::vector<std::string>{"0:motd noise", "1:motd noise"}));
+  ASSERT_EQ(executor.requests().size(), 2u);
+  EXPECT_EQ(executor.requests()[0].command.argv, (std::vector<std::string>{"/opt/topolaunch", "agent"}));
+  EXPECT_FALSE(executor.requests()[0].close_stdin);
+  EXPECT_TRUE(IsPreflightRequest(executor.requests()[0].stdin_data));
+}
+
+TEST(RunSessionTest, PreflightReportsStartErrorsAndAgentsThatEndWithoutReply) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(0)));
+  FakeExecutor::Script refused;
+  refused.start_error = Error(ErrorCode::kUnavailable, "b", "connection refused");
+  executor.SetScript("b", refused);
+  FakeExecutor::Script missing;
+  missing.lines = {{OutputStream::kStderr, "sh: 1: /opt/topolaunch: not found"}};
+  missing.exit = {.exit_code = 127};
+  executor.SetScript("c", missing);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}, {"c", 2}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  std::vector<NodePreflight> preflight = session.Preflight(stop);
+  EXPECT_TRUE(preflight[0].reply);
+  EXPECT_NE(preflight[1].failure.find("connection refused"), std::string::npos) << preflight[1].failure;
+  EXPECT_NE(preflight[2].failure.find("exit 127"), std::string::npos) << preflight[2].failure;
+  EXPECT_NE(preflight[2].failure.find("not found"), std::string::npos) << preflight[2].failure;
+  session.Abort();
+  EXPECT_TRUE(executor.stdin_closed("a"));
+  EXPECT_EQ(executor.stdin_written("a"), FormatPreflightRequest(Options().preflight));  // never a launch message
+}
+
+TEST(RunSessionTest, PreflightTimesOutOnSilentAgents) {
+  FakeExecutor executor;
+  FakeExecutor::Script silent;
+  silent.runs_until_stopped = true;
+  executor.SetScript("a", silent);
+  SessionOptions options = Options();
+  options.preflight_timeout = milliseconds(100);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}}, options, printer);
+  std::atomic<bool> stop{false};
+  std::vector<NodePreflight> preflight = session.Preflight(stop);
+  EXPECT_NE(preflight[0].failure.find("no preflight reply within"), std::string::npos) << preflight[0].failure;
+  session.Abort();
+}
+
+TEST(RunSessionTest, LaunchSendsEachNodeItsMessageAndReportsSuccess) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(30)));
+  executor.SetScript("b", Agent("b", {.exit_code = 0}, milliseconds(10)));
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(2), stop);
+  EXPECT_FALSE(report.first_failure);
+  EXPECT_FALSE(report.interrupted);
+  for (const NodeOutcome& node : report.nodes) {
+    ASSERT_TRUE(node.exit);
+    EXPECT_EQ(*node.exit, ExitInfo{.exit_code = 0});
+    EXPECT_FALSE(node.stopped);
+  }
+  EXPECT_EQ(executor.stdin_written("b"), FormatPreflightRequest(Options().preflight) + FormatLaunchMessage(Messages(2)[1]));
+  EXPECT_TRUE(executor.stopped().empty());
+  EXPECT_EQ(report.nodes[1].tail.back(), "b training");
+}
+
+TEST(RunSessionTest, OneNodeFailingStopsEveryOther) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {}, milliseconds(0), /*until_stopped=*/true));
+  executor.SetScript("b", Agent("b", {.exit_code = 1}, milliseconds(20)));
+  executor.SetScript("c", Agent("c", {}, milliseconds(0), /*until_stopped=*/true));
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}, {"c", 2}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(3), stop);
+  ASSERT_TRUE(report.first_failure);
+  EXPECT_EQ(*report.first_failure, 1u);
+  EXPECT_FALSE(report.interrupted);
+  EXPECT_TRUE(report.nodes[0].stopped);
+  EXPECT_FALSE(report.nodes[1].stopped);
+  EXPECT_TRUE(report.nodes[2].stopped);
+  std::vector<std::string> stopped = executor.stopped();
+  std::sort(stopped.begin(), stopped.end());
+  EXPECT_EQ(stopped, (std::vector<std::string>{"a", "c"}));
+}
+
+TEST(RunSessionTest, StopFlagStopsEveryNode) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
+  executor.SetScript("b", Agent("b", {}, milliseconds(0), true));
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  std::thread raiser([&stop] {
+    std::this_thread::sleep_for(milliseconds(50));
+    stop = true;
+  });
+  SessionReport report = session.Launch(Messages(2), stop);
+  raiser.join();
+  EXPECT_TRUE(report.interrupted);
+  EXPECT_FALSE(report.first_failure);
+  EXPECT_EQ(executor.stopped().size(), 2u);
+}
+
+}  // namespace
+}  // namespace topolaunch
