@@ -29,11 +29,22 @@ std::string OutcomeText(const NodeOutcome& outcome) {
 std::optional<TorchrunRootCause> FindTorchrunRootCause(const std::deque<std::string>& lines) {
   static const std::regex kRank(R"(^\s*rank\s*:\s*(-?\d+)\s*\(local_rank:\s*(-?\d+)\))");
   static const std::regex kExit(R"(^\s*exitcode\s*:\s*(-?\d+))");
+  static const std::regex kFailedLine(R"(failed \(exitcode: (-?\d+)\) local_rank: (-?\d+))");
   auto header = std::find_if(lines.begin(), lines.end(),
                              [](const std::string& line) { return line.find("Root Cause (first observed failure)") != std::string::npos; });
-  if (header == lines.end()) return std::nullopt;
   TorchrunRootCause cause;
   std::smatch match;
+  if (header == lines.end()) {
+    // Stopped before its report (torch 1.13 waits for the other nodes
+    // first): the line it logs when the worker fails says enough.
+    for (const std::string& line : lines)
+      if (std::regex_search(line, match, kFailedLine)) {
+        cause.local_rank = std::stoi(match[2]);
+        cause.exit_code = match[1];
+        return cause;
+      }
+    return std::nullopt;
+  }
   for (auto it = header; it != lines.end(); ++it) {
     if (cause.rank < 0 && std::regex_search(*it, match, kRank)) {
       cause.rank = std::stoi(match[1]);
@@ -83,7 +94,8 @@ std::string FormatRunSummary(const Plan& plan, const SessionReport& report, std:
     text += fmt::format("first failure: {} (node rank {}, ranks {}): {}", node.host, node.node_rank, RankRange(plan, node),
                         outcome.exit ? outcome.exit->Describe() : "could not be sent its launch");
     if (cause)
-      text += fmt::format("; torchrun's root cause: rank {} (local rank {}) exit code {}", cause->rank, cause->local_rank,
+      text += fmt::format("; torchrun's root cause: rank {} (local rank {}) exit code {}",
+                          cause->rank >= 0 ? cause->rank : node.first_rank + cause->local_rank, cause->local_rank,
                           cause->exit_code.empty() ? "?" : cause->exit_code);
     text += '\n';
     std::vector<std::string> last = LastWorkerLines(outcome.tail, 10);

@@ -16,7 +16,7 @@ namespace topolaunch {
 
 /// The worker torchrun names as the root cause of its failure.
 struct TorchrunRootCause {
-  int rank = -1;
+  int rank = -1;          ///< global rank; -1 when only the local rank is known
   int local_rank = -1;
   std::string exit_code;  ///< as torchrun prints it ("3", "-9")
   bool operator==(const TorchrunRootCause&) const = default;
@@ -24,7 +24,8 @@ struct TorchrunRootCause {
 
 /// Finds torchrun's "Root Cause (first observed failure)" block in a node's
 /// last lines (torch 1.13 and 2.x print `rank : 2 (local_rank: 0)` and
-/// `exitcode : 3 (pid: ...)` under it).
+/// `exitcode : 3 (pid: ...)` under it), else its earlier log line
+/// `failed (exitcode: 3) local_rank: 0 (pid: ...)` (rank unknown then).
 std::optional<TorchrunRootCause> FindTorchrunRootCause(const std::deque<std::string>& lines);
 
 /// The lines the user wants to see from a failed node: the last `count`

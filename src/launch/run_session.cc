@@ -15,11 +15,20 @@ constexpr milliseconds kPoll{20};
 
 bool EndedBadly(const ExitInfo& exit) { return exit.connection_lost || !exit.signal.empty() || exit.exit_code != 0; }
 
+// torchrun's "failed (exitcode: N) local_rank: L (pid: P) of binary: ..."
+// line. torch 1.13's torchrun then waits up to 300 s in its exit barrier
+// for the other nodes (torch 2 returns at once), so this line, not its
+// exit, is when the node has failed.
+bool ReportsFailedWorker(std::string_view line) {
+  return line.find("failed (exitcode: ") != std::string_view::npos && line.find(" local_rank: ") != std::string_view::npos;
+}
+
 }  // namespace
 
 struct RunSession::NodeState {
   std::unique_ptr<RunningCommand> command;
   bool replied = false;
+  bool worker_failed = false;  ///< torchrun reported a failed worker
   NodePreflight preflight;
   NodeOutcome outcome;
 };
@@ -45,6 +54,7 @@ void RunSession::OnLine(size_t node, OutputStream stream, std::string_view text)
     }
     return;
   }
+  state.worker_failed = state.worker_failed || ReportsFailedWorker(text);
   state.outcome.tail.emplace_back(text);
   if (state.outcome.tail.size() > options_.tail_lines) state.outcome.tail.pop_front();
   printer_.Line(node, stream, text);
@@ -158,6 +168,8 @@ SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, con
       std::optional<ExitInfo> exit = state.command->Wait(milliseconds(0));
       if (!exit) {
         running.push_back(i);
+        std::lock_guard lock(mutex_);
+        if (state.worker_failed && !stopping && !report.first_failure) report.first_failure = i;
         continue;
       }
       std::lock_guard lock(mutex_);

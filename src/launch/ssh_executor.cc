@@ -151,7 +151,11 @@ std::string LastError(LIBSSH2_SESSION* session) {
   return message ? message : "unknown libssh2 error";
 }
 
-std::optional<Failure> Connect(const Target& target, milliseconds timeout, int& fd_out) {
+// `keepalive_s` > 0: a node that dies without closing the connection
+// (power, cable) leaves keepalives unacknowledged, and the kernel drops the
+// connection after three intervals instead of TCP's ~15 minutes of
+// retransmissions, so `run` sees the node gone and stops the others.
+std::optional<Failure> Connect(const Target& target, milliseconds timeout, int keepalive_s, int& fd_out) {
   addrinfo hints{}, *addresses = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   std::string port = std::to_string(target.port);
@@ -185,6 +189,10 @@ std::optional<Failure> Connect(const Target& target, milliseconds timeout, int& 
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (keepalive_s > 0) {
+      unsigned user_timeout_ms = 3000u * static_cast<unsigned>(keepalive_s);
+      setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+    }
     freeaddrinfo(addresses);
     fd_out = fd;
     return std::nullopt;
@@ -458,7 +466,7 @@ class SshCommand : public RunningCommand {
 // Connect, key exchange, host key, authentication: one attempt.
 std::optional<Failure> SshCommand::Open(const Target& target) {
   const SshOptions& options = state_->options;
-  if (auto failure = Connect(target, options.connect_timeout, fd_)) return failure;
+  if (auto failure = Connect(target, options.connect_timeout, options.keepalive_interval_s, fd_)) return failure;
   session_ = libssh2_session_init();
   if (!session_) return Failure{ErrorCode::kInternal, "libssh2_session_init failed"};
   libssh2_session_set_timeout(session_, static_cast<long>(options.connect_timeout.count()));

@@ -38,6 +38,24 @@ TEST(RunReportTest, FindsTorchrunRootCause) {
   EXPECT_FALSE(FindTorchrunRootCause({"  rank      : 2 (local_rank: 0)"}));  // no header: not torchrun's block
 }
 
+TEST(RunReportTest, StoppedBeforeItsReportTheFailedLineStillNamesTheWorker) {
+  std::deque<std::string> tail = TorchrunFailureTail();
+  tail.resize(3);  // stopped while torch 1.13 waited for the other nodes
+  std::optional<TorchrunRootCause> cause = FindTorchrunRootCause(tail);
+  ASSERT_TRUE(cause);
+  EXPECT_EQ(*cause, (TorchrunRootCause{-1, 0, "3"}));
+  SessionReport report;
+  report.nodes.resize(2);
+  report.nodes[0].exit = ExitInfo{.exit_code = 143};
+  report.nodes[0].stopped = true;
+  report.nodes[1].exit = ExitInfo{.exit_code = 143};
+  report.nodes[1].stopped = true;
+  report.nodes[1].tail = tail;
+  report.first_failure = 1;
+  std::string text = FormatRunSummary(TwoNodes(), report, std::chrono::milliseconds(1000));
+  EXPECT_NE(text.find("torchrun's root cause: rank 2 (local rank 0) exit code 3"), std::string::npos) << text;
+}
+
 TEST(RunReportTest, LastWorkerLinesStopBeforeTorchrunsReport) {
   EXPECT_EQ(LastWorkerLines(TorchrunFailureTail(), 1), std::vector<std::string>{"some earlier line"});
   EXPECT_EQ(LastWorkerLines(TorchrunFailureTail(), 5), (std::vector<std::string>{"rank 2 exiting with 3", "some earlier line"}));

@@ -160,6 +160,28 @@ TEST(RunSessionTest, OneNodeFailingStopsEveryOther) {
   EXPECT_EQ(stopped, (std::vector<std::string>{"a", "c"}));
 }
 
+// torch 1.13's torchrun logs the failed worker, then waits up to 300 s for
+// the other nodes before exiting: the log line is the failure.
+TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
+  FakeExecutor::Script b = Agent("b", {}, milliseconds(0), true);
+  b.on_write_lines.push_back({OutputStream::kStderr,
+                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
+  executor.SetScript("b", b);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  auto started = std::chrono::steady_clock::now();
+  SessionReport report = session.Launch(Messages(2), stop);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(5000));
+  ASSERT_TRUE(report.first_failure);
+  EXPECT_EQ(*report.first_failure, 1u);
+  EXPECT_FALSE(report.interrupted);
+  EXPECT_EQ(executor.stopped().size(), 2u);
+}
+
 TEST(RunSessionTest, StopFlagStopsEveryNode) {
   FakeExecutor executor;
   executor.SetScript("a", Agent("a", {}, milliseconds(0), true));

@@ -1,0 +1,413 @@
+// `topolaunch run` end to end: the real binary in the head namespace of a
+// four-node NetnsTestbed (real sshds, agents, torchrun, Python workers),
+// with a topology.json read by `discover --fabric live` from an ibsim
+// fabric whose CAs carry the nodes' names. One job checks what a good run
+// must deliver (plan order, all-reduce, CPU binding, byte-exact arguments,
+// a secret that never shows in a command line); the others break something
+// (a worker dies, Ctrl-C, `run` killed, a node down, an unknown host key,
+// an unreachable host) and check the exit status, the message, and that no
+// process of the job is left on any node.
+//
+// The failure jobs use a worker that only sleeps (no torch import, so the
+// suite stays quick on two cores): nothing in it ends by itself, so every
+// process that goes away was stopped by topolaunch.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "support/fabric_generator.h"
+#include "support/ibsim_harness.h"
+#include "support/netns_testbed.h"
+
+namespace topolaunch::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kNodes = 4;
+constexpr int kProcs = 2;
+constexpr const char* kHosts = "node1,node3,node2,node4";  // node1 and node2 share a leaf
+constexpr const char* kPython = "/usr/bin/python3";
+// Debian's torch 1.13 on Python 3.11 crashes at start-up without these.
+constexpr const char* kTorchrun = "/usr/bin/torchrun --redirects 9:0 --tee 9:0";
+constexpr const char* kSecret = "s3cr3t-token-6f1d";
+
+// Every worker: its facts as one JSON line, a marker file once it is past
+// the all-reduce, then a few seconds of sleep (the /proc scan happens then).
+// The line goes out in one write(2): both local ranks share torchrun's
+// stdout, and print() with PYTHONUNBUFFERED=1 (which `run` sets) writes the
+// text and its newline separately, so two ranks' lines can interleave.
+constexpr const char* kAllReduceScript = R"PY(import hashlib, json, os, socket, sys, time
+import torch, torch.distributed as dist
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+x = torch.tensor([float(rank + 1)])
+dist.all_reduce(x)
+cpus = [l.split(":", 1)[1].strip() for l in open("/proc/self/status") if l.startswith("Cpus_allowed_list")][0]
+secret = os.environ.get("MY_TOKEN")
+result = json.dumps({"rank": rank, "env_rank": int(os.environ["RANK"]), "world": world,
+    "local_rank": int(os.environ["LOCAL_RANK"]), "host": socket.gethostname(), "cpus": cpus, "sum": x.item(),
+    "argv": sys.argv[1:], "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None})
+os.write(1, ("@result " + result + "\n").encode())  # one write: print() under PYTHONUNBUFFERED writes the newline apart
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-%d" % rank), "w").close()
+time.sleep(4)
+dist.barrier()
+dist.destroy_process_group()
+)PY";
+
+constexpr const char* kSleepScript = R"PY(import os, time
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
+print("rank", os.environ["RANK"], "sleeping", flush=True)
+time.sleep(300)
+)PY";
+
+// Through a file: the secret must not appear on any command line, ours included.
+std::string Sha256Hex(const std::string& text) {
+  TempDir dir;
+  std::ofstream(dir.File("text"), std::ios::binary) << text;
+  ProcessResult r = RunProcess(ProcessSpec{{"sha256sum", dir.File("text")}, {}, "", seconds(10)});
+  return r.out.substr(0, 64);
+}
+
+std::vector<std::string> Cmdline(pid_t pid) {
+  std::string raw = ReadFile(fmt::format("/proc/{}/cmdline", pid));
+  std::vector<std::string> args;
+  for (size_t start = 0; start < raw.size();) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    args.push_back(raw.substr(start, end - start));
+    start = end + 1;
+  }
+  return args;
+}
+
+std::vector<pid_t> AllPids() {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (!proc) return pids;
+  while (dirent* entry = readdir(proc))
+    if (pid_t pid = static_cast<pid_t>(std::atol(entry->d_name)); pid > 0) pids.push_back(pid);
+  closedir(proc);
+  return pids;
+}
+
+bool WaitUntil(const std::function<bool()>& done, milliseconds limit) {
+  for (Clock::time_point end = Clock::now() + limit;; std::this_thread::sleep_for(milliseconds(100))) {
+    if (done()) return true;
+    if (Clock::now() >= end) return false;
+  }
+}
+
+class RunNetns : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (auto why = NetnsTestbed::Unavailable()) return void(skip_ = *why);
+    for (const char* program : {kPython, "/usr/bin/torchrun", "/usr/bin/numactl"})
+      if (access(program, X_OK) != 0) return void(skip_ = fmt::format("{} is not installed", program));
+    ProcessResult torch = RunProcess(ProcessSpec{{kPython, "-c", "import torch.distributed"}, {}, "", seconds(60)});
+    if (torch.exit_code != 0) return void(skip_ = "torch is not installed (python3-torch): " + Tail(torch.err, 200));
+    suite_dir_ = std::make_unique<TempDir>();
+    WriteTopology();
+    if (!skip_.empty() || !error_.empty()) return;
+    auto testbed = NetnsTestbed::Start(kNodes);
+    if (!testbed.ok()) return void(error_ = testbed.error().Message());
+    testbed_ = std::move(testbed).value();
+  }
+  static void TearDownTestSuite() {
+    testbed_.reset();
+    suite_dir_.reset();
+  }
+  void SetUp() override {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    ASSERT_TRUE(error_.empty()) << error_;
+  }
+
+  // topology.json from the live (ibsim) fabric: two leaves, node1+node2 on
+  // the first, node3+node4 on the second. Sets skip_ or error_ when it cannot.
+  static void WriteTopology() {
+    FatTreeSpec spec;
+    spec.leaves = 2;
+    spec.hosts_per_leaf = 2;
+    spec.spines = 1;
+    std::string netfile = TwoLevelFatTree(spec).netfile;  // "node01 mlx5_0": our hosts are node1..
+    for (size_t at; (at = netfile.find("\"node0")) != std::string::npos;) netfile.replace(at, 6, "\"node");
+    std::ofstream(suite_dir_->File("net")) << netfile;
+    auto sim = IbsimFabric::Start(suite_dir_->File("net"));
+    if (!sim.ok()) {
+      (sim.error().code == ErrorCode::kUnavailable ? skip_ : error_) = "ibsim: " + sim.error().Message();
+      return;
+    }
+    ProcessResult live = (*sim)->Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "-o", Topo()});
+    if (live.exit_code != 0) error_ = "discover --fabric live: " + live.Describe();
+  }
+
+  static std::string Topo() { return suite_dir_->File("topo.json"); }
+
+  // `topolaunch run` with the suite's fixed options, then `extra`, the script and its arguments.
+  ProcessSpec RunSpec(int nproc, int port, std::vector<std::string> extra, const std::string& script,
+                      std::vector<std::string> script_args = {}) const {
+    std::vector<std::string> argv = {TopolaunchBinary(), "run", "--hosts", kHosts, "--nproc-per-node", std::to_string(nproc),
+                                     "--no-gpus", "--topology", Topo(), "--torchrun", kTorchrun, "--python", kPython,
+                                     "--master-port", std::to_string(port)};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back(script);
+    argv.insert(argv.end(), script_args.begin(), script_args.end());
+    ProcessSpec spec = testbed_->InHead(argv, {{"MY_TOKEN", kSecret}});
+    spec.timeout = seconds(180);
+    return spec;
+  }
+
+  // A script in this test's own directory (its marker files land beside it).
+  std::string WriteScript(const char* text) const {
+    std::string path = dir_.File("job.py");
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  size_t ReadyWorkers() const {
+    size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      n += entry.path().filename().string().starts_with("ready-") ? 1 : 0;
+    return n;
+  }
+
+  // "node2 pid 123: torchrun ..." for every process of a job (the agent,
+  // torchrun, `bind`, workers) still running in any node's namespace.
+  std::vector<std::string> JobProcesses() const {
+    std::vector<std::string> found;
+    for (int i = 1; i <= kNodes; ++i)
+      for (pid_t pid : testbed_->PidsInNode(i)) {
+        std::string line = fmt::format("{}", fmt::join(Cmdline(pid), " "));
+        if (line.find(TopolaunchBinary()) != std::string::npos || line.find("torchrun") != std::string::npos ||
+            line.find(dir_.path()) != std::string::npos)
+          found.push_back(fmt::format("node{} pid {}: {}", i, pid, line));
+      }
+    return found;
+  }
+
+  void ExpectNothingLeft(milliseconds limit) const {
+    std::vector<std::string> left;
+    bool gone = WaitUntil([&] { return (left = JobProcesses()).empty(); }, limit);
+    EXPECT_TRUE(gone) << "still running:\n" << fmt::format("{}", fmt::join(left, "\n"));
+  }
+
+  // A Python worker of `script` on node `node`, found by its command line
+  // (`bind` execs the interpreter, so it is the process torchrun watches).
+  std::optional<pid_t> FindWorker(int node, const std::string& script) const {
+    for (pid_t pid : testbed_->PidsInNode(node)) {
+      std::vector<std::string> args = Cmdline(pid);
+      if (args.size() >= 2 && args[0] == kPython && args[1] == script) return pid;
+    }
+    return std::nullopt;
+  }
+
+  // `topolaunch run`'s own PID (nsenter execs it), found by its command line.
+  std::optional<pid_t> FindRun(const std::string& script) const {
+    for (pid_t pid : AllPids()) {
+      std::vector<std::string> args = Cmdline(pid);
+      if (args.size() > 2 && args[0] == TopolaunchBinary() && args[1] == "run" &&
+          std::find(args.begin(), args.end(), script) != args.end())
+        return pid;
+    }
+    return std::nullopt;
+  }
+
+  // `run`'s result, once it ended by itself within `limit`; else a failure,
+  // and `run` is killed (so the test does not wait for RunProcess's limit).
+  ProcessResult Finish(std::future<ProcessResult>& run, const std::string& script, milliseconds limit) const {
+    if (run.wait_for(limit) != std::future_status::ready) {
+      ADD_FAILURE() << "run did not end within " << limit.count() << " ms";
+      if (std::optional<pid_t> pid = FindRun(script)) kill(*pid, SIGKILL);
+    }
+    return run.get();
+  }
+
+  // Starts a sleeping job on every node and waits until all its workers run.
+  std::future<ProcessResult> StartSleepingJob(int port, std::string& script) {
+    script = WriteScript(kSleepScript);
+    ProcessSpec spec = RunSpec(1, port, {"--grace", "2"}, script);
+    std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+    bool ready = WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                           seconds(90));
+    EXPECT_TRUE(ready) << "workers did not start";
+    return run;
+  }
+
+  static inline std::string skip_, error_;
+  static inline std::unique_ptr<TempDir> suite_dir_;
+  static inline std::unique_ptr<NetnsTestbed> testbed_;
+  TempDir dir_;
+};
+
+struct PlannedHost {
+  int node_rank = -1;
+  int first_rank = -1;
+};
+
+TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
+  ProcessResult planned = RunTopolaunch({"plan", "--topology", Topo(), "--hosts", kHosts, "--nproc-per-node",
+                                         std::to_string(kProcs), "--json"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.Describe();
+  std::map<std::string, PlannedHost> plan;
+  std::vector<std::string> plan_order;
+  json plan_json = json::parse(planned.out);
+  for (const json& node : plan_json.at("nodes")) {
+    plan[node.at("host").get<std::string>()] = {node.at("node_rank").get<int>(), node.at("first_rank").get<int>()};
+    plan_order.push_back(node.at("host").get<std::string>());
+  }
+  ASSERT_EQ(plan.size(), static_cast<size_t>(kNodes)) << planned.out;
+  ASSERT_NE(fmt::format("{}", fmt::join(plan_order, ",")), kHosts) << "the plan should reorder the hosts";
+
+  const std::vector<std::string> args = {"--lr",        "a b",  "it's",  "say \"hi\"", "$HOME",  "a;b", "line1\nline2", "",
+                                         "--help",      "`id`", "*",     "back\\slash", "\t",     "-- ", "--"};
+  std::string script = WriteScript(kAllReduceScript);
+  ProcessSpec spec = RunSpec(kProcs, 29510, {"--env", "MY_TOKEN"}, script, args);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  // While every worker sleeps after its all-reduce: the secret is in no command line.
+  bool ready = WaitUntil(
+      [&] { return ReadyWorkers() == kNodes * kProcs || run.wait_for(milliseconds(0)) == std::future_status::ready; }, seconds(150));
+  EXPECT_TRUE(ready) << "not every worker got past its all-reduce";
+  std::vector<std::string> exposed;
+  for (pid_t pid : AllPids()) {
+    std::string line = fmt::format("{}", fmt::join(Cmdline(pid), " "));
+    if (line.find(kSecret) != std::string::npos) exposed.push_back(fmt::format("pid {}: {}", pid, line));
+  }
+  EXPECT_TRUE(exposed.empty()) << "the secret is on a command line:\n" << fmt::format("{}", fmt::join(exposed, "\n"));
+  ProcessResult r = run.get();
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  EXPECT_EQ(r.out.find(kSecret), std::string::npos);
+  EXPECT_EQ(r.err.find(kSecret), std::string::npos);
+
+  // Lines arrive as "HOST[NODE_RANK]: @result {...}".
+  std::string secret_hash = Sha256Hex(kSecret);
+  std::set<int> ranks;
+  std::map<std::string, std::set<std::string>> cpus_by_host;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);) {
+    size_t at = line.find(": @result ");
+    if (at == std::string::npos) continue;
+    std::string prefix = line.substr(0, at);
+    SCOPED_TRACE(line);
+    json result = json::parse(line.substr(at + 10), nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(result.is_object());
+    std::string host = result.at("host");
+    ASSERT_TRUE(plan.count(host)) << host;
+    const PlannedHost& p = plan[host];
+    EXPECT_EQ(prefix, fmt::format("{}[{}]", host, p.node_rank));
+    int rank = result.at("rank");
+    EXPECT_EQ(rank, p.first_rank + result.at("local_rank").get<int>());
+    EXPECT_EQ(result.at("env_rank"), rank);
+    EXPECT_EQ(result.at("world"), kNodes * kProcs);
+    EXPECT_EQ(result.at("sum"), kNodes * kProcs * (kNodes * kProcs + 1) / 2.0);
+    EXPECT_EQ(result.at("argv").get<std::vector<std::string>>(), args);
+    EXPECT_EQ(result.at("secret_sha256"), secret_hash);
+    ranks.insert(rank);
+    cpus_by_host[host].insert(result.at("cpus").get<std::string>());
+  }
+  EXPECT_EQ(ranks.size(), static_cast<size_t>(kNodes * kProcs)) << "stdout: " << Tail(r.out, 3000);
+  if (std::thread::hardware_concurrency() >= 2)
+    for (const auto& [host, sets] : cpus_by_host)
+      EXPECT_EQ(sets.size(), static_cast<size_t>(kProcs))
+          << host << "'s workers share their CPUs: " << fmt::format("{}", fmt::join(sets, " | "));
+  ExpectNothingLeft(seconds(6));
+}
+
+TEST_F(RunNetns, AKilledWorkerFailsTheJobAndStopsEveryNode) {
+  std::string script;
+  std::future<ProcessResult> run = StartSleepingJob(29520, script);
+  std::optional<pid_t> worker = FindWorker(2, script);
+  EXPECT_TRUE(worker) << "no worker of " << script << " on node2";
+  if (worker) kill(*worker, SIGKILL);
+  ProcessResult r = Finish(run, script, seconds(30));
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("first failure: node2"), std::string::npos) << r.err;
+  ExpectNothingLeft(seconds(6));
+}
+
+TEST_F(RunNetns, CtrlCStopsEveryNodeWithin5Seconds) {
+  std::string script;
+  std::future<ProcessResult> run = StartSleepingJob(29530, script);
+  std::optional<pid_t> pid = FindRun(script);
+  ASSERT_TRUE(pid);
+  Clock::time_point sent = Clock::now();
+  kill(*pid, SIGINT);
+  ProcessResult r = Finish(run, script, seconds(30));
+  EXPECT_EQ(r.exit_code, 130) << r.Describe();
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  ExpectNothingLeft(milliseconds(5000) - std::chrono::duration_cast<milliseconds>(Clock::now() - sent));
+  EXPECT_LE(Clock::now() - sent, seconds(5));
+}
+
+TEST_F(RunNetns, KillingRunItselfStopsEveryNode) {
+  std::string script;
+  std::future<ProcessResult> run = StartSleepingJob(29540, script);
+  std::optional<pid_t> pid = FindRun(script);
+  ASSERT_TRUE(pid);
+  kill(*pid, SIGKILL);
+  ProcessResult r = run.get();
+  EXPECT_EQ(r.term_signal, SIGKILL) << r.Describe();
+  ExpectNothingLeft(seconds(6));
+}
+
+TEST_F(RunNetns, ANodeWithoutSshdFailsThePreflightAndNothingStarts) {
+  testbed_->StopNode(3);
+  std::string script = WriteScript(kSleepScript);
+  ProcessResult r = RunProcess(RunSpec(1, 29550, {}, script));
+  Status restarted = testbed_->RestartNode(3);
+  EXPECT_EQ(r.exit_code, 3) << r.Describe();
+  EXPECT_NE(r.err.find("node3:"), std::string::npos) << r.err;
+  for (const char* up : {"node1:", "node2:", "node4:"}) EXPECT_EQ(r.err.find(up), std::string::npos) << r.err;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+  ExpectNothingLeft(seconds(6));
+  ASSERT_TRUE(restarted.ok()) << restarted.error().Message();
+}
+
+TEST_F(RunNetns, AnUnknownHostKeyFailsThePreflightAndSaysHowToAccept) {
+  std::string known;
+  std::istringstream in(ReadFile(testbed_->KnownHosts()));
+  for (std::string line; std::getline(in, line);)
+    if (!line.starts_with("node2,")) known += line + "\n";
+  std::ofstream(dir_.File("known_hosts")) << known;
+  ProcessResult r = RunProcess(RunSpec(1, 29560, {"--known-hosts", dir_.File("known_hosts")}, WriteScript(kSleepScript)));
+  EXPECT_EQ(r.exit_code, 3) << r.Describe();
+  EXPECT_NE(r.err.find("node2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--accept-new-host-keys"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+  ExpectNothingLeft(seconds(6));
+}
+
+TEST_F(RunNetns, AnUnreachableHostFailsThePreflightWithinTheConnectTimeout) {
+  std::string config = testbed_->SshConfigText();
+  config.replace(config.find(testbed_->NodeAddress(4)), testbed_->NodeAddress(4).size(), testbed_->SilentAddress());
+  std::ofstream(dir_.File("ssh_config")) << config;
+  ProcessResult r = RunProcess(RunSpec(1, 29570, {"--ssh-config", dir_.File("ssh_config"), "--connect-timeout", "2"},
+                                       WriteScript(kSleepScript)));
+  EXPECT_EQ(r.exit_code, 3) << r.Describe();
+  EXPECT_NE(r.err.find("node4:"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 15) << r.Describe();
+  EXPECT_EQ(ReadyWorkers(), 0u);
+  ExpectNothingLeft(seconds(6));
+}
+
+}  // namespace
+}  // namespace topolaunch::testing
