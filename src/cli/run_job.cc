@@ -187,6 +187,51 @@ std::unique_ptr<Executor> MakeExecutor(const RunFlags& flags, bool local, Status
   return std::make_unique<SshExecutor>(std::move(ssh).value());
 }
 
+// Every node's problems (start failures, then the preflight's judgement).
+// A node that was not asked for its layout is judged on the topology.json's.
+std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Job& job, const std::vector<SessionNode>& nodes,
+                                                 std::vector<NodePreflight>& preflight, size_t& bad) {
+  PreflightExpectations expect;
+  expect.nproc_per_node = flags.nproc_per_node;
+  expect.require_gpus = !flags.no_gpus;
+  expect.master_host = nodes.front().host;
+  expect.master_port = job.spec.master_port;
+  std::vector<std::vector<std::string>> problems(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const TopologyHost* known = job.topology.FindHost(nodes[i].host);
+    if (PreflightReply* reply = preflight[i].reply ? &*preflight[i].reply : nullptr; reply && !reply->layout && known && known->layout)
+      reply->gpus = static_cast<int>(known->layout->gpus.size());
+    if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
+    else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, preflight[i].received_ms, expect);
+    bad += problems[i].empty() ? 0 : 1;
+  }
+  return problems;
+}
+
+// The plan again, now with each node's own layout for its bindings; the
+// order was fixed by the fabric before the preflight and must not move.
+Result<Plan> PlanWithNodeLayouts(Job& job, const std::vector<SessionNode>& nodes, const std::vector<NodePreflight>& preflight) {
+  AttachNodeLayouts(job.topology, nodes, preflight);
+  Result<Plan> plan = ComputePlan(&job.topology, job.request);
+  if (!plan.ok()) return plan;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (plan->nodes[i].host != nodes[i].host)
+      return Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known");
+  return plan;
+}
+
+// Each node's launch message: its torchrun command and its environment.
+Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Job& job, const Plan& plan,
+                                                 const std::vector<NodePreflight>& preflight, const std::string& master_addr) {
+  std::vector<LaunchMessage> messages;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, *preflight[i].reply, master_addr, job.forwarded);
+    if (!env.ok()) return env.take_error();
+    messages.push_back(NodeLaunchMessage(job.spec, plan, plan.nodes[i], std::move(env).value()));
+  }
+  return messages;
+}
+
 }  // namespace
 
 int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
@@ -221,6 +266,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     auto opened = LogDirPrinter::Open(flags.log_dir, nodes);
     if (!opened.ok()) return ReportError(opened.error());
     printer = std::move(opened).value();
+    Note(fmt::format("each node's output goes to {}/HOST.log", flags.log_dir));
   } else {
     printer = std::make_unique<PrefixPrinter>(nodes);
   }
@@ -234,21 +280,8 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     Note("interrupted during preflight: nothing was started");
     return 130;
   }
-  PreflightExpectations expect;
-  expect.nproc_per_node = flags.nproc_per_node;
-  expect.require_gpus = !flags.no_gpus;
-  expect.master_host = nodes.front().host;
-  expect.master_port = job.spec.master_port;
-  std::vector<std::vector<std::string>> problems(nodes.size());
   size_t bad = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const TopologyHost* known = job.topology.FindHost(nodes[i].host);
-    if (PreflightReply* reply = preflight[i].reply ? &*preflight[i].reply : nullptr; reply && !reply->layout && known && known->layout)
-      reply->gpus = static_cast<int>(known->layout->gpus.size());  // not gathered: the topology.json's layout counts
-    if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
-    else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, preflight[i].received_ms, expect);
-    bad += problems[i].empty() ? 0 : 1;
-  }
+  std::vector<std::vector<std::string>> problems = JudgeNodes(flags, job, nodes, preflight, bad);
   if (bad) {
     session.Abort();
     fmt::print(stderr, "topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad, nodes.size(),
@@ -256,27 +289,18 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     return 3;
   }
 
-  AttachNodeLayouts(job.topology, nodes, preflight);
-  Result<Plan> plan = ComputePlan(&job.topology, job.request);
+  Result<Plan> plan = PlanWithNodeLayouts(job, nodes, preflight);
   if (!plan.ok()) {
     session.Abort();
     return ReportError(plan.error());
   }
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (plan->nodes[i].host != nodes[i].host) {
-      session.Abort();
-      return ReportError(Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known"));
-    }
   for (const std::string& note : plan->notes) Note(note);
-  std::vector<LaunchMessage> messages;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    Result<EnvList> env = NodeEnv(flags, job.topology, nodes[i].host, *preflight[i].reply, master_addr, job.forwarded);
-    if (!env.ok()) {
-      session.Abort();
-      return ReportError(env.error());
-    }
-    messages.push_back(NodeLaunchMessage(job.spec, *plan, plan->nodes[i], std::move(env).value()));
+  Result<std::vector<LaunchMessage>> launches = BuildLaunches(flags, job, *plan, preflight, master_addr);
+  if (!launches.ok()) {
+    session.Abort();
+    return ReportError(launches.error());
   }
+  const std::vector<LaunchMessage>& messages = *launches;
   if (flags.dry_run) {
     session.Abort();
     fmt::print("{}", FormatDryRun(*plan, messages));

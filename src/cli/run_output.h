@@ -1,6 +1,6 @@
 // Where `run` puts the nodes' output: each line on our stdout/stderr
 // prefixed with "HOST[NODE_RANK]: ", or with --log-dir one file per node
-// (DIR/HOST.log, both streams, created fresh; a line of ours says where).
+// (DIR/HOST.log, both streams, created fresh).
 #pragma once
 
 #include <cstdio>

@@ -142,12 +142,61 @@ TEST_F(RunLocalCliTest, DryRunPrintsTheExactCommandWithSecretsMasked) {
   EXPECT_NE(result.out.find("'bind' '--' '/usr/bin/env' 'train.py' '--lr' 'a b' '$x;'"), std::string::npos) << result.out;
 }
 
+TEST_F(RunLocalCliTest, EnvFileAndEnvOptionsAndMasterAddressReachTheCommand) {
+  std::vector<std::string> args = Base(1);
+  args.insert(args.end(), {"--torchrun", "sh -c true", "--python", "sh", "--env-file",
+                           Write("job.env", "# job settings\nFROM_FILE='one two'\nSHARED=file\n"), "--env", "SHARED=flag",
+                           "--master-addr", "10.9.8.7", "--dry-run", "t.py"});
+  ProcessResult result = RunTopolaunch(args);
+  ASSERT_EQ(result.exit_code, 0) << result.Describe();
+  EXPECT_NE(result.out.find("export FROM_FILE='one two'"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("export SHARED='flag'"), std::string::npos) << result.out;  // --env wins over the file
+  EXPECT_EQ(result.out.find("SHARED='file'"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("'--master_addr=10.9.8.7'"), std::string::npos) << result.out;
+}
+
+TEST_F(RunLocalCliTest, SlurmAllocationGivesTheHostsAndAnUnreachableOneStopsEverything) {
+  // Inside an allocation without --hosts, SLURM_JOB_NODELIST names the nodes:
+  // here one whose sshd is not there (or whose key is not known) -- exit 3,
+  // naming it, nothing started.
+  std::vector<std::string> args = Base(1);
+  args.insert(args.end(), {"--torchrun", "sh", "--python", "sh", "--connect-timeout", "2", "t.py"});
+  ProcessResult result = RunTopolaunch(args, {{"SLURM_JOB_NODELIST", "127.0.0.1"}, {"HOME", dir_.path()}, {"SSH_AUTH_SOCK", ""}});
+  EXPECT_EQ(result.exit_code, 3) << result.Describe();
+  EXPECT_NE(result.err.find("  127.0.0.1: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("nothing was started"), std::string::npos) << result.err;
+}
+
+TEST_F(RunLocalCliTest, LogDirGetsEachNodesOutputInItsFile) {
+  std::vector<std::string> args = Base(1);
+  // A stand-in for torchrun that ignores its options and prints two lines.
+  args.insert(args.end(), {"--torchrun", "sh -c 'echo to-stdout; echo to-stderr >&2' torchrun", "--python", "sh", "--log-dir",
+                           dir_.File("logs/run1"), "t.py"});
+  ProcessResult result = RunTopolaunch(args);
+  ASSERT_EQ(result.exit_code, 0) << result.Describe();
+  EXPECT_EQ(result.out.find("to-stdout"), std::string::npos) << result.out;
+  std::vector<std::string> logs;
+  DIR* dir = opendir(dir_.File("logs/run1").c_str());
+  while (dirent* entry = dir ? readdir(dir) : nullptr)
+    if (entry->d_name[0] != '.') logs.push_back(entry->d_name);
+  if (dir) closedir(dir);
+  ASSERT_EQ(logs.size(), 1u);
+  EXPECT_TRUE(logs[0].ends_with(".log")) << logs[0];
+  std::string log = ReadFile(dir_.File("logs/run1/" + logs[0]));
+  EXPECT_NE(log.find("to-stdout\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("to-stderr\n"), std::string::npos) << log;
+  EXPECT_NE(result.err.find("1 of 1 node(s) ok; succeeded"), std::string::npos) << result.err;
+}
+
 TEST_F(RunLocalCliTest, TorchrunJobGetsArgumentsBindingsAndSecretExactly) {
   if (!HaveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
   std::string script = Write("job.py",
                              "import os, sys\n"
                              "cpus = open('/proc/self/status').read().split('Cpus_allowed_list:')[1].split()[0]\n"
-                             "print('JOB', os.environ['RANK'], cpus, repr(sys.argv[1:]), os.environ.get('MY_TOKEN'), flush=True)\n");
+                             "line = ' '.join(['JOB', os.environ['RANK'], cpus, repr(sys.argv[1:]), str(os.environ.get('MY_TOKEN'))])\n"
+                             // One write per line: two ranks share torchrun's stdout, and print()
+                             // under PYTHONUNBUFFERED writes text and newline separately.
+                             "os.write(1, (line + '\\n').encode())\n");
   std::vector<std::string> args = Base(2);
   std::vector<std::string> script_args = {"--help", "", "a b", "it's \"q\"", "$HOME;`x`", "line\nbreak"};
   args.insert(args.end(), {"--torchrun", kTorchrun, "--python", "/usr/bin/python3", "--env", "MY_TOKEN", script});
