@@ -369,6 +369,19 @@ TEST_F(RunNetns, KillingRunItselfStopsEveryNode) {
   ExpectNothingLeft(seconds(6));
 }
 
+TEST_F(RunNetns, ANodeDyingMidRunStopsTheOthersAndIsNamed) {
+  std::string script;
+  std::future<ProcessResult> run = StartSleepingJob(29545, script);
+  testbed_->StopNode(3);  // sshd, agent, torchrun, workers: the whole node at once
+  ProcessResult r = Finish(run, script, seconds(30));
+  Status restarted = testbed_->RestartNode(3);
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("first failure: node3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("connection lost"), std::string::npos) << r.err;
+  ExpectNothingLeft(seconds(6));
+  ASSERT_TRUE(restarted.ok()) << restarted.error().Message();
+}
+
 TEST_F(RunNetns, ANodeWithoutSshdFailsThePreflightAndNothingStarts) {
   testbed_->StopNode(3);
   std::string script = WriteScript(kSleepScript);
