@@ -50,6 +50,10 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   cmd->add_flag("--no-gpus", flags->no_gpus, "CPU-only job (gloo): nodes need no GPUs");
   cmd->add_flag("--allow-unknown", flags->allow_unknown, "hosts not on the fabric go last instead of failing");
   cmd->add_option("--grace", flags->grace_s, "seconds between SIGTERM and SIGKILL when stopping nodes")->check(CLI::Range(0.0, 600.0))->capture_default_str();
+  cmd->add_option("--heartbeat", flags->heartbeat_s,
+                  "seconds between heartbeats to the agents; an agent that misses three (the login node cut off) stops its node; 0: off")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   cmd->add_option("--connect-timeout", flags->connect_timeout_s, "seconds to connect and log in to a node")->check(CLI::Range(0.1, 600.0))->capture_default_str();
   cmd->add_option("--preflight-timeout", flags->preflight_timeout_s, "seconds for every node's preflight answer")->check(CLI::Range(1.0, 3600.0))->capture_default_str();
   cmd->add_flag("--accept-new-host-keys", flags->accept_new_host_keys, "add unknown host keys to known_hosts (OpenSSH's accept-new); changed keys are still refused");

@@ -174,6 +174,7 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   job.spec.master_port = flags.master_port;
   job.spec.cwd = !flags.cwd.empty() ? flags.cwd : job.local ? std::filesystem::current_path(ec).string() : "";
   job.spec.grace = Millis(flags.grace_s);
+  job.spec.heartbeat = Millis(flags.heartbeat_s);
   return job;
 }
 
@@ -256,6 +257,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   options.preflight_timeout = Millis(flags.preflight_timeout_s);
   options.stop_grace = job.spec.grace + milliseconds(2000);
   options.tail_lines = 60;
+  options.heartbeat = job.spec.heartbeat;
   options.now_ms = NowUnixMs;
 
   Status executor_status = Ok{};

@@ -26,6 +26,7 @@ struct RunFlags {
   std::string remote_topolaunch;  ///< "" = this binary's own path
   std::string cwd;                ///< "" = ours when local, the login directory remotely
   double grace_s = 3;
+  double heartbeat_s = 5;
   double connect_timeout_s = 10;
   double preflight_timeout_s = 60;
   bool accept_new_host_keys = false;

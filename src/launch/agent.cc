@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
@@ -22,13 +25,24 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// After its preflight reply an agent waits this long at most for the
+// launch message: a login node that vanished in between (a network cut
+// closes nothing) must not leave agents waiting forever.
+constexpr milliseconds kLaunchMessageWait{10 * 60 * 1000};
+
 // One line, read a byte at a time so that nothing after it is consumed
 // (the rest of stdin is watched for EOF); nullopt at the end of input
-// before a complete line.
-std::optional<std::string> ReadLine(int fd) {
+// before a complete line, or when `limit` passes without any input.
+std::optional<std::string> ReadLine(int fd, std::optional<milliseconds> limit = std::nullopt) {
   std::string text;
   char c;
   while (text.size() < (16u << 20)) {
+    if (limit) {
+      pollfd in{fd, POLLIN, 0};
+      int ready = poll(&in, 1, static_cast<int>(limit->count()));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) break;
+    }
     ssize_t got = read(fd, &c, 1);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
@@ -69,8 +83,8 @@ Result<int> RunAgent(const AgentStreams& streams) {
     Result<PreflightRequest> preflight = ParsePreflightRequest(*line);
     if (!preflight.ok()) return preflight.take_error();
     WriteAll(streams.out, FormatPreflightReply(GatherPreflight(*preflight)));
-    line = ReadLine(streams.in);
-    if (!line) return 0;  // `run` decided not to start (another node failed its preflight)
+    line = ReadLine(streams.in, kLaunchMessageWait);
+    if (!line) return 0;  // `run` decided not to start (another node failed its preflight), or is gone
   }
   Result<LaunchMessage> message = ParseLaunchMessage(*line);
   if (!message.ok()) return message.take_error();
@@ -99,11 +113,18 @@ Result<int> RunAgent(const AgentStreams& streams) {
   std::optional<ExitInfo> ended;
   bool stop = false;
   char buf[4096];
+  auto heard = std::chrono::steady_clock::now();
   while (!stop && !(ended = command.Wait(milliseconds(0)))) {
     if (poll(fds, 2, 100) < 0 && errno != EINTR) break;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t got = read(streams.in, buf, sizeof buf);
       if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) stop = true;  // EOF: channel gone
+      if (got > 0) heard = std::chrono::steady_clock::now();
+    }
+    if (message->heartbeat.count() > 0 && std::chrono::steady_clock::now() - heard > 3 * message->heartbeat) {
+      WriteAll(streams.err, fmt::format("topolaunch agent: no heartbeat from `run` for {} ms: the login node is cut off; stopping\n",
+                                        (3 * message->heartbeat).count()));
+      stop = true;
     }
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info;

@@ -6,13 +6,15 @@
 // message, or by EOF: then nothing starts and the agent exits 0. With the
 // launch message in hand it becomes a child subreaper, starts the command
 // in its own process group and forwards its output line by line. Then it
-// watches two things: its stdin reaching EOF (the SSH channel or the login
-// node is gone: libssh2 1.10 cannot send signals over a channel, so EOF is
-// the stop signal) and SIGTERM/SIGHUP/SIGINT. Either one stops the whole
-// tree: SIGTERM to every live process below the agent (found through
-// /proc, setsid'ed ones included thanks to the subreaper), SIGKILL after
-// the message's grace period. When the command ends by itself, whatever it left running is
-// stopped the same way. The agent's exit status is the command's (128+N
+// watches three things: its stdin reaching EOF (the SSH channel or the
+// login node is gone: libssh2 1.10 cannot send signals over a channel, so
+// EOF is the stop signal), the heartbeat bytes `run` writes to stdin
+// stopping (a network cut closes no connection: sshd would keep the session
+// for hours), and SIGTERM/SIGHUP/SIGINT. Any of them stops the whole tree:
+// SIGTERM to every live process below the agent (found through /proc,
+// setsid'ed ones included thanks to the subreaper), SIGKILL after the
+// message's grace period. When the command ends by itself, whatever it
+// left running is stopped the same way. The agent's exit status is the command's (128+N
 // for signal N).
 #pragma once
 

@@ -32,6 +32,7 @@ LaunchMessage NodeLaunchMessage(const JobSpec& spec, const Plan& plan, const Pla
   LaunchMessage message;
   message.command = Command{TorchrunArgv(spec, plan, node), std::move(env), spec.cwd};
   message.grace = spec.grace;
+  message.heartbeat = spec.heartbeat;
   return message;
 }
 

@@ -40,6 +40,7 @@ struct JobSpec {
   int master_port = 29500;
   std::string cwd;                                ///< "" = the login directory on each node
   std::chrono::milliseconds grace{3000};          ///< SIGTERM → SIGKILL on the nodes
+  std::chrono::milliseconds heartbeat{5000};      ///< LaunchMessage::heartbeat; 0: off
 };
 
 /// The master address the nodes use: spec.master_addr, else node rank 0's host.
@@ -49,7 +50,7 @@ std::string MasterAddress(const JobSpec& spec, const Plan& plan);
 std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node);
 
 /// The launch message for `node`: TorchrunArgv, `env` followed by
-/// TOPOLAUNCH_BINDINGS (when any rank is bound), the cwd and the grace.
+/// TOPOLAUNCH_BINDINGS (when any rank is bound), the cwd, grace and heartbeat.
 LaunchMessage NodeLaunchMessage(const JobSpec& spec, const Plan& plan, const PlanNode& node, EnvList env);
 
 /// Splits a command given as one string (`--torchrun "torchrun --redirects 9:0"`)

@@ -14,6 +14,7 @@ std::string FormatLaunchMessage(const LaunchMessage& message) {
   json["env"] = env;
   if (!message.command.cwd.empty()) json["cwd"] = message.command.cwd;
   json["grace_ms"] = message.grace.count();
+  if (message.heartbeat.count() > 0) json["heartbeat_ms"] = message.heartbeat.count();
   // Invalid UTF-8 in an argument is passed through unchanged (as bytes).
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::ignore) + "\n";
 }
@@ -40,6 +41,8 @@ Result<LaunchMessage> ParseLaunchMessage(std::string_view text) {
   }
   message.command.cwd = c.String(*json, "$", "cwd", false).value_or("");
   if (auto grace = c.Integer(*json, "$", "grace_ms", 0, 3'600'000, false)) message.grace = std::chrono::milliseconds(*grace);
+  if (auto heartbeat = c.Integer(*json, "$", "heartbeat_ms", 0, 3'600'000, false))
+    message.heartbeat = std::chrono::milliseconds(*heartbeat);
   if (!c.ok()) return c.TakeError();
   return message;
 }

@@ -5,7 +5,8 @@
 //   {"argv":["torchrun","--nnodes=2","train.py"],"env":{"NCCL_IB_HCA":"mlx5_0"},
 //    "cwd":"/work","grace_ms":5000}
 //
-// argv is required and non-empty; env, cwd and grace_ms are optional.
+// argv is required and non-empty; env, cwd, grace_ms and heartbeat_ms
+// are optional.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,10 @@ namespace topolaunch {
 struct LaunchMessage {
   Command command;
   std::chrono::milliseconds grace{5000};  ///< SIGTERM → SIGKILL delay when stopping the tree
+  /// When > 0, `run` writes a byte to the agent's stdin this often; three
+  /// periods without one mean the login node is cut off (a network cut
+  /// closes no connection), and the agent stops the tree. 0: off.
+  std::chrono::milliseconds heartbeat{0};
   bool operator==(const LaunchMessage&) const = default;
 };
 

@@ -156,7 +156,13 @@ SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, con
     if (!sent.ok() && !report.first_failure) report.first_failure = i;
   }
   bool stopping = false;
+  SteadyClock::time_point last_beat = SteadyClock::now();
   for (;;) {
+    if (options_.heartbeat.count() > 0 && !stopping && SteadyClock::now() - last_beat >= options_.heartbeat) {
+      last_beat = SteadyClock::now();
+      for (std::unique_ptr<NodeState>& state : state_)
+        if (state->command) (void)state->command->WriteStdin("\n");  // refused once it ended: nothing to keep alive
+    }
     std::vector<size_t> running;
     for (size_t i = 0; i < state_.size(); ++i) {
       NodeState& state = *state_[i];

@@ -48,6 +48,7 @@ struct SessionOptions {
   std::chrono::milliseconds preflight_timeout{60'000};
   std::chrono::milliseconds stop_grace{5'000};  ///< Stop(): EOF, then the connection is closed after this
   size_t tail_lines = 20;                       ///< last lines kept per node for the report
+  std::chrono::milliseconds heartbeat{0};       ///< a byte to every running agent this often (LaunchMessage::heartbeat); 0: none
   std::function<int64_t()> now_ms;              ///< wall clock (Unix ms), for the clock check
 };
 

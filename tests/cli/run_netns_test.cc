@@ -369,6 +369,34 @@ TEST_F(RunNetns, KillingRunItselfStopsEveryNode) {
   ExpectNothingLeft(seconds(6));
 }
 
+// The login node cut off from node2 (its link down: no FIN, no RST ever
+// reaches it) and then `run` killed: the other agents see their channel
+// close; node2's agent sees the heartbeats stop and stops its tree.
+TEST_F(RunNetns, ACutNetworkStopsTheCutOffNodeByItsHeartbeat) {
+  std::string script = WriteScript(kSleepScript);
+  ProcessSpec spec = RunSpec(1, 29542, {"--grace", "1", "--heartbeat", "1"}, script);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)))
+      << "workers did not start";
+  const std::vector<std::string> link = {"ip", "-n", testbed_->NodeNamespace(2), "link", "set", "eth0"};
+  auto set_link = [&link](const char* state) {
+    ProcessSpec ip;
+    ip.argv = link;
+    ip.argv.push_back(state);
+    return RunProcess(ip);
+  };
+  ProcessResult down = set_link("down");
+  ASSERT_EQ(down.exit_code, 0) << down.Describe();
+  std::optional<pid_t> pid = FindRun(script);
+  if (pid) kill(*pid, SIGKILL);
+  run.get();
+  EXPECT_TRUE(pid) << "run not found";
+  ExpectNothingLeft(seconds(8));  // three missed 1 s heartbeats, then a 1 s grace
+  ProcessResult up = set_link("up");
+  EXPECT_EQ(up.exit_code, 0) << up.Describe();
+}
+
 TEST_F(RunNetns, ANodeDyingMidRunStopsTheOthersAndIsNamed) {
   std::string script;
   std::future<ProcessResult> run = StartSleepingJob(29545, script);

@@ -93,6 +93,35 @@ TEST(Agent, RefusesABadMessage) {
   EXPECT_EQ(lines.err[0], "topolaunch: error: launch message: $.argv: empty: nothing to run");
 }
 
+// Heartbeats keep the tree; when they stop (the login node cut off, which
+// closes no connection) the agent stops the tree by itself.
+TEST(Agent, MissedHeartbeatsStopTheTree) {
+  LocalExecutor executor;
+  Lines lines;
+  LaunchMessage message{kTreeWithSetsid, 500ms};
+  message.heartbeat = 200ms;
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatLaunchMessage(message)};
+  request.close_stdin = false;
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  RunningCommand& agent = **started[0];
+  for (int beat = 0; beat < 8; ++beat) {  // 1.6 s of heartbeats: still running
+    std::this_thread::sleep_for(200ms);
+    ASSERT_TRUE(agent.WriteStdin("\n").ok());
+  }
+  EXPECT_FALSE(agent.Wait(0ms)) << "stopped although heartbeats came";
+  pid_t escaped = std::stoi(lines.First());
+  auto silent = std::chrono::steady_clock::now();
+  std::optional<ExitInfo> exit = agent.Wait(5s);  // no more heartbeats
+  ASSERT_TRUE(exit);
+  EXPECT_LT(std::chrono::steady_clock::now() - silent, 3s);
+  EXPECT_EQ(*exit, (ExitInfo{.exit_code = 128 + 15}));
+  EXPECT_TRUE(Gone(escaped, 2s)) << "the setsid grandchild survived";
+  std::lock_guard lock(lines.mutex);
+  ASSERT_FALSE(lines.err.empty());
+  EXPECT_NE(lines.err.back().find("no heartbeat from `run`"), std::string::npos) << lines.err.back();
+}
+
 std::string ShortHostName() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);

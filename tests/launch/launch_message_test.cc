@@ -15,6 +15,7 @@ TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
   LaunchMessage message;
   message.command = {{"torchrun", "a b", "it's", "x\ny", "$HOME;", "é", ""}, {{"NCCL_IB_HCA", "mlx5_0"}, {"SECRET", "p\"w\n"}}, "/w"};
   message.grace = std::chrono::milliseconds(1234);
+  message.heartbeat = std::chrono::milliseconds(250);
   std::string line = FormatLaunchMessage(message);
   ASSERT_EQ(line.back(), '\n');
   EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line only";
@@ -23,6 +24,7 @@ TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
   EXPECT_EQ(parsed->command.argv, message.command.argv);
   EXPECT_EQ(parsed->command.cwd, "/w");
   EXPECT_EQ(parsed->grace, message.grace);
+  EXPECT_EQ(parsed->heartbeat, message.heartbeat);
   auto env = parsed->command.env;
   std::sort(env.begin(), env.end());
   EXPECT_EQ(env, message.command.env);
@@ -33,6 +35,7 @@ TEST(LaunchMessage, DefaultsForOptionalFields) {
   ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
   EXPECT_EQ(parsed->command, (Command{{"hostname"}, {}, ""}));
   EXPECT_EQ(parsed->grace, std::chrono::milliseconds(5000));
+  EXPECT_EQ(parsed->heartbeat, std::chrono::milliseconds(0));  // off: a hand-written message needs no heartbeats
 }
 
 struct BadCase {
@@ -58,6 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"env":{"1X":"a","B":2},"grace_ms":-1})",
                 {"launch message: $.argv", "launch message: $.env.1X", "launch message: $.env.B",
                  "launch message: $.grace_ms"}},
+        BadCase{R"({"argv":["x"],"heartbeat_ms":"5"})", {"launch message: $.heartbeat_ms"}},
+        BadCase{R"({"argv":["x"],"heartbeat_ms":3600001})", {"launch message: $.heartbeat_ms"}},
         BadCase{R"([1])", {"launch message: $"}}));
 
 TEST(FakeExecutor, RecordsRequestsAndStops) {

@@ -139,6 +139,24 @@ TEST(RunSessionTest, LaunchSendsEachNodeItsMessageAndReportsSuccess) {
   EXPECT_EQ(report.nodes[1].tail.back(), "b training");
 }
 
+TEST(RunSessionTest, RunningAgentsGetHeartbeats) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(200)));
+  SessionOptions options = Options();
+  options.heartbeat = milliseconds(40);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}}, options, printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  session.Launch(Messages(1), stop);
+  std::string written = executor.stdin_written("a");
+  std::string launch = FormatPreflightRequest(options.preflight) + FormatLaunchMessage(Messages(1)[0]);
+  ASSERT_TRUE(written.starts_with(launch));
+  std::string beats = written.substr(launch.size());
+  EXPECT_GE(beats.size(), 2u) << "a 200 ms run with a 40 ms heartbeat";
+  EXPECT_EQ(beats.find_first_not_of('\n'), std::string::npos);
+}
+
 TEST(RunSessionTest, OneNodeFailingStopsEveryOther) {
   FakeExecutor executor;
   executor.SetScript("a", Agent("a", {}, milliseconds(0), /*until_stopped=*/true));
