@@ -22,8 +22,8 @@ Examples:
   sbatch -N 16 --wrap 'topolaunch run --nproc-per-node 8 train.py'   # SLURM_JOB_NODELIST
 
 Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
-numactl, GPU count, the master port free on the first node, clocks within 1 s); one bad
-node and nothing starts anywhere. Each node then runs
+numactl, GPU count, the master port free on the first node, clocks within 1 s, the
+working folder and the script in it); one bad node and nothing starts anywhere. Each node then runs
   TORCHRUN --nnodes=N --nproc_per_node=K --node_rank=R --master_addr=A --master_port=P
            --rdzv_backend=static --no_python topolaunch bind -- PYTHON SCRIPT ARGS...
 with its NCCL settings and forwarded variables sent over the SSH channel (never on a
@@ -60,7 +60,7 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   cmd->add_option("--known-hosts", flags->known_hosts, "known_hosts file (default: ~/.ssh/known_hosts)");
   cmd->add_option("--ssh-config", flags->ssh_config, "ssh client config (default: ~/.ssh/config)");
   cmd->add_option("--remote-topolaunch", flags->remote_topolaunch, "path of topolaunch on the nodes (default: this binary's path)");
-  cmd->add_option("--cwd", flags->cwd, "working directory on the nodes (default: here when local, the login directory remotely)");
+  cmd->add_option("--cwd", flags->cwd, "working folder on the nodes (default: this one, as on a shared file system; '~': the login folder)");
   cmd->add_option("--templates", flags->templates, "folder of env profile templates (see `topolaunch env`)");
   cmd->add_option("--profile", flags->profile, "env profile: auto, infiniband, roce, tcp")
       ->check(CLI::IsMember({"auto", "infiniband", "roce", "tcp"}))

@@ -172,7 +172,10 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   job.spec.script_args.assign(script_and_args.begin() + 1, script_and_args.end());
   job.spec.master_addr = !flags.master_addr.empty() ? flags.master_addr : job.local ? "127.0.0.1" : "";
   job.spec.master_port = flags.master_port;
-  job.spec.cwd = !flags.cwd.empty() ? flags.cwd : job.local ? std::filesystem::current_path(ec).string() : "";
+  // Like DeepSpeed's launcher: the nodes work in this folder (a shared file
+  // system), so relative script paths mean the same everywhere; `~` is the
+  // login folder on each node.
+  job.spec.cwd = flags.cwd == "~" ? "" : !flags.cwd.empty() ? flags.cwd : std::filesystem::current_path(ec).string();
   job.spec.grace = Millis(flags.grace_s);
   job.spec.heartbeat = Millis(flags.heartbeat_s);
   return job;
@@ -254,6 +257,8 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   SessionOptions options;
   options.agent = Command{{job.spec.topolaunch, "agent"}};
   options.preflight = {{job.spec.torchrun.front(), job.spec.python, "numactl"}, job.spec.master_port, master_addr, want_layout};
+  options.preflight.cwd = job.spec.cwd;
+  if (!job.spec.script.starts_with('-')) options.preflight.files = {job.spec.script};  // not `-m module`
   options.preflight_timeout = Millis(flags.preflight_timeout_s);
   options.stop_grace = job.spec.grace + milliseconds(2000);
   options.tail_lines = 60;

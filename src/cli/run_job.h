@@ -24,7 +24,7 @@ struct RunFlags {
   std::string env_file;
   std::string log_dir;
   std::string remote_topolaunch;  ///< "" = this binary's own path
-  std::string cwd;                ///< "" = ours when local, the login directory remotely
+  std::string cwd;                ///< "" = ours (a shared file system), "~" = the login folder on each node
   double grace_s = 3;
   double heartbeat_s = 5;
   double connect_timeout_s = 10;

@@ -93,6 +93,8 @@ json ReplyToJson(const PreflightReply& r) {
   j["socket_route"] = r.socket_route ? json{{"interface", r.socket_route->interface}, {"detail", r.socket_route->detail}}
                                      : json(nullptr);
   j["socket_route_problem"] = r.socket_route_problem;
+  j["cwd_problem"] = r.cwd_problem;
+  j["file_problems"] = r.file_problems;
   return j;
 }
 
@@ -119,6 +121,8 @@ void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
     }
   }
   r.socket_route_problem = c.String(j, "$", "socket_route_problem", false).value_or("");
+  r.cwd_problem = c.String(j, "$", "cwd_problem", false).value_or("");
+  r.file_problems = c.StringArray(j, "$", "file_problems", false);
 }
 
 std::string Plural(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -131,6 +135,8 @@ std::string FormatPreflightRequest(const PreflightRequest& request) {
   body["master_port"] = request.master_port;
   body["master_addr"] = request.master_addr;
   body["want_layout"] = request.want_layout;
+  body["cwd"] = request.cwd;
+  body["files"] = request.files;
   return DumpLine(json{{"preflight", body}}) + "\n";
 }
 
@@ -155,6 +161,8 @@ Result<PreflightRequest> ParsePreflightRequest(std::string_view line) {
   request.master_port = static_cast<int>(c.Integer(*body, p, "master_port", 0, 65535, false).value_or(0));
   request.master_addr = c.String(*body, p, "master_addr", false).value_or("");
   request.want_layout = c.Boolean(*body, p, "want_layout", false).value_or(true);
+  request.cwd = c.String(*body, p, "cwd", false).value_or("");
+  request.files = c.StringArray(*body, p, "files", false);
   if (!c.ok()) return c.TakeError();
   return request;
 }
@@ -213,6 +221,9 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
     else if (reply.port_problem.empty()) problems.push_back(port + " not free");
     else problems.push_back(fmt::format("{} not free: {}", port, reply.port_problem));
   }
+  if (!reply.cwd_problem.empty())
+    problems.push_back(fmt::format("working folder {} (not on a shared file system? pass --cwd)", reply.cwd_problem));
+  for (const std::string& file : reply.file_problems) problems.push_back(file);
   if (expect.require_gpus) {
     if (reply.gpus == 0)
       problems.push_back("no GPU found (for a CPU-only job pass --no-gpus)");

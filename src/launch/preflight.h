@@ -28,6 +28,8 @@ struct PreflightRequest {
   int master_port = 0;                ///< TCP port that must be free to bind; 0: not checked
   std::string master_addr;            ///< rank 0's host, for the socket route; "" = none
   bool want_layout = true;            ///< gather the hwloc layout (NUMA, GPUs, NICs)
+  std::string cwd;                    ///< folder the job runs in; "" = not checked
+  std::vector<std::string> files;     ///< must be readable there (the script)
   bool operator==(const PreflightRequest&) const = default;
 };
 
@@ -50,6 +52,8 @@ struct PreflightReply {
   std::optional<std::vector<RdmaPort>> rdma_ports;  ///< nullopt: unreadable
   std::optional<SocketRoute> socket_route;
   std::string socket_route_problem;
+  std::string cwd_problem;                 ///< why the folder cannot be used; "" = fine or not checked
+  std::vector<std::string> file_problems;  ///< "train.py: No such file or directory"
   bool operator==(const PreflightReply&) const = default;
 };
 

@@ -6,11 +6,14 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 #include "discover/hwloc_layout_source.h"
 #include "discover/local_host.h"
@@ -46,6 +49,23 @@ void CheckPort(int port, PreflightReply& reply) {
   close(fd);
 }
 
+// The job's folder and the files it reads there (relative names from it).
+void CheckFolderAndFiles(const PreflightRequest& request, PreflightReply& reply) {
+  struct stat info;
+  if (!request.cwd.empty()) {
+    if (stat(request.cwd.c_str(), &info) != 0) reply.cwd_problem = fmt::format("{}: {}", request.cwd, strerror(errno));
+    else if (!S_ISDIR(info.st_mode)) reply.cwd_problem = fmt::format("{}: not a folder", request.cwd);
+    else if (access(request.cwd.c_str(), X_OK) != 0) reply.cwd_problem = fmt::format("{}: {}", request.cwd, strerror(errno));
+    if (!reply.cwd_problem.empty()) return;
+  }
+  for (const std::string& file : request.files) {
+    std::string path = file.starts_with('/') || request.cwd.empty() ? file : request.cwd + "/" + file;
+    if (access(path.c_str(), R_OK) != 0) reply.file_problems.push_back(fmt::format("{}: {}", path, strerror(errno)));
+    else if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+      reply.file_problems.push_back(fmt::format("{}: a folder, not a script", path));
+  }
+}
+
 }  // namespace
 
 PreflightReply GatherPreflight(const PreflightRequest& request) {
@@ -53,6 +73,7 @@ PreflightReply GatherPreflight(const PreflightRequest& request) {
   reply.hostname = LocalShortHostName();
   for (const std::string& name : request.programs) reply.programs.push_back({name, FindProgram(name)});
   if (request.master_port > 0) CheckPort(request.master_port, reply);
+  CheckFolderAndFiles(request, reply);
   if (request.want_layout) {
     Result<HostLayout> layout = HwlocLayoutSource::Live().LoadLayout();
     if (layout.ok()) {

@@ -109,6 +109,21 @@ TEST_F(RunLocalCliTest, PreflightRefusesAndStartsNothing) {
   EXPECT_NE(gpus.err.find("GPU"), std::string::npos) << gpus.err;
 }
 
+TEST_F(RunLocalCliTest, PreflightRefusesAMissingScriptOrFolder) {
+  std::vector<std::string> args = Base(1);
+  args.insert(args.end(), {"--torchrun", "sh", "--python", "sh", "--cwd", dir_.path(), "no-such-script.py"});
+  ProcessResult script = RunTopolaunch(args);
+  EXPECT_EQ(script.exit_code, 3) << script.Describe();
+  EXPECT_NE(script.err.find(dir_.File("no-such-script.py") + ": No such file or directory"), std::string::npos) << script.err;
+
+  args = Base(1);
+  args.insert(args.end(), {"--torchrun", "sh", "--python", "sh", "--cwd", dir_.File("absent-folder"), "t.py"});
+  ProcessResult folder = RunTopolaunch(args);
+  EXPECT_EQ(folder.exit_code, 3) << folder.Describe();
+  EXPECT_NE(folder.err.find("working folder " + dir_.File("absent-folder") + ": No such file or directory"), std::string::npos)
+      << folder.err;
+}
+
 TEST_F(RunLocalCliTest, PreflightRefusesABusyMasterPort) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -128,8 +143,9 @@ TEST_F(RunLocalCliTest, PreflightRefusesABusyMasterPort) {
 
 TEST_F(RunLocalCliTest, DryRunPrintsTheExactCommandWithSecretsMasked) {
   std::vector<std::string> args = Base(2);
+  Write("train.py", "");
   args.insert(args.end(), {"--torchrun", "sh -c true", "--python", "/usr/bin/env", "--env", "HF_TOKEN", "--env", "PLAIN=visible",
-                           "--dry-run", "train.py", "--lr", "a b", "$x;"});
+                           "--cwd", dir_.path(), "--dry-run", "train.py", "--lr", "a b", "$x;"});
   ProcessResult result = RunTopolaunch(args, {{"HF_TOKEN", "hf_do_not_print"}});
   ASSERT_EQ(result.exit_code, 0) << result.Describe();
   EXPECT_EQ(result.out.find("hf_do_not_print"), std::string::npos) << result.out;
@@ -146,7 +162,7 @@ TEST_F(RunLocalCliTest, EnvFileAndEnvOptionsAndMasterAddressReachTheCommand) {
   std::vector<std::string> args = Base(1);
   args.insert(args.end(), {"--torchrun", "sh -c true", "--python", "sh", "--env-file",
                            Write("job.env", "# job settings\nFROM_FILE='one two'\nSHARED=file\n"), "--env", "SHARED=flag",
-                           "--master-addr", "10.9.8.7", "--dry-run", "t.py"});
+                           "--master-addr", "10.9.8.7", "--dry-run", Write("t.py", "")});
   ProcessResult result = RunTopolaunch(args);
   ASSERT_EQ(result.exit_code, 0) << result.Describe();
   EXPECT_NE(result.out.find("export FROM_FILE='one two'"), std::string::npos) << result.out;
@@ -171,7 +187,7 @@ TEST_F(RunLocalCliTest, LogDirGetsEachNodesOutputInItsFile) {
   std::vector<std::string> args = Base(1);
   // A stand-in for torchrun that ignores its options and prints two lines.
   args.insert(args.end(), {"--torchrun", "sh -c 'echo to-stdout; echo to-stderr >&2' torchrun", "--python", "sh", "--log-dir",
-                           dir_.File("logs/run1"), "t.py"});
+                           dir_.File("logs/run1"), Write("t.py", "")});
   ProcessResult result = RunTopolaunch(args);
   ASSERT_EQ(result.exit_code, 0) << result.Describe();
   EXPECT_EQ(result.out.find("to-stdout"), std::string::npos) << result.out;

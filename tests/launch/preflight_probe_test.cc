@@ -142,3 +142,30 @@ TEST(GatherPreflight, RouteTowardTheMasterWhenNamed) {
 
 }  // namespace
 }  // namespace topolaunch
+
+namespace topolaunch {
+namespace {
+
+TEST(GatherPreflight, FolderAndScriptAreChecked) {
+  testing::TempDir dir;
+  std::ofstream(dir.File("train.py")) << "print(1)\n";
+  std::filesystem::create_directory(dir.File("pkg"));
+  PreflightRequest request;
+  request.want_layout = false;
+  request.cwd = dir.path();
+  request.files = {"train.py", dir.File("train.py"), "absent.py", "pkg"};
+  PreflightReply reply = GatherPreflight(request);
+  EXPECT_EQ(reply.cwd_problem, "");
+  EXPECT_EQ(reply.file_problems, (std::vector<std::string>{dir.File("absent.py") + ": No such file or directory",
+                                                           dir.File("pkg") + ": a folder, not a script"}));
+
+  request.cwd = dir.File("train.py");
+  EXPECT_EQ(GatherPreflight(request).cwd_problem, dir.File("train.py") + ": not a folder");
+  request.cwd = dir.File("nowhere");
+  reply = GatherPreflight(request);
+  EXPECT_EQ(reply.cwd_problem, dir.File("nowhere") + ": No such file or directory");
+  EXPECT_TRUE(reply.file_problems.empty()) << "files are not looked for in a folder that is not there";
+}
+
+}  // namespace
+}  // namespace topolaunch

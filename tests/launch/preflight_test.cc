@@ -52,7 +52,16 @@ PreflightReply MinimalReply() {
   r.unix_time_ms = 1;
   r.layout_problem = "hwloc: topology load failed";
   r.socket_route_problem = "no-such: does not resolve";
+  r.cwd_problem = "/work/job: No such file or directory";
+  r.file_problems = {"/work/a b.py: Permission denied", "x.py: a folder, not a script"};
   return r;
+}
+
+PreflightRequest WithFolderAndFiles() {
+  PreflightRequest request{{"torchrun"}, 29500, "node1", true};
+  request.cwd = "/work/my job";
+  request.files = {"train.py", "/abs/eval.py"};
+  return request;
 }
 
 class PreflightRequestRoundTrip : public ::testing::TestWithParam<PreflightRequest> {};
@@ -70,7 +79,7 @@ INSTANTIATE_TEST_SUITE_P(Table, PreflightRequestRoundTrip,
                          ::testing::Values(PreflightRequest{},
                                            PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true},
                                            PreflightRequest{{}, 0, "10.0.0.1", false},
-                                           PreflightRequest{{"x"}, 65535, "", true}));
+                                           PreflightRequest{{"x"}, 65535, "", true}, WithFolderAndFiles()));
 
 class PreflightReplyRoundTrip : public ::testing::TestWithParam<PreflightReply> {};
 
@@ -262,6 +271,10 @@ INSTANTIATE_TEST_SUITE_P(
         With("clock_wider_limit", "n", {}, [](PreflightReply& r, PreflightExpectations& e) {
           r.unix_time_ms = kNow + 4000, e.max_clock_skew_ms = 5000;
         }),
+        With("folder_missing", "n", {"working folder /w: No such file or directory (not on a shared file system? pass --cwd)"},
+             [](PreflightReply& r, auto&) { r.cwd_problem = "/w: No such file or directory"; }),
+        With("script_missing", "n", {"/w/t.py: No such file or directory"},
+             [](PreflightReply& r, auto&) { r.file_problems = {"/w/t.py: No such file or directory"}; }),
         With("everything", "10.0.0.1",
              {"torchrun not found in PATH of 10.0.0.1", "port 29500 in use",
               "no GPU found (for a CPU-only job pass --no-gpus)", "clock 10.0 s behind this machine"},
