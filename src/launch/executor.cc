@@ -10,6 +10,36 @@ std::string ExitInfo::Describe() const {
   return fmt::format("exit {}", exit_code);
 }
 
+bool StdinQueue::Append(std::string_view data) {
+  std::lock_guard lock(mutex_);
+  if (!open_) return false;
+  queued_.append(data);
+  return true;
+}
+
+void StdinQueue::RequestClose() {
+  std::lock_guard lock(mutex_);
+  open_ = false;
+  close_requested_ = true;
+}
+
+bool StdinQueue::TakeInto(std::string& pending, size_t& written) {
+  std::lock_guard lock(mutex_);
+  if (!queued_.empty()) {
+    pending.erase(0, written);
+    written = 0;
+    pending += queued_;
+    queued_.clear();
+  }
+  return close_requested_;
+}
+
+void StdinQueue::MarkClosed() {
+  std::lock_guard lock(mutex_);
+  open_ = false;
+  queued_.clear();
+}
+
 void LineSplitter::Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit) {
   pending_.append(bytes);
   size_t start = 0;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,30 @@ class Executor {
   /// failed. A failure names the host (kUnavailable, kTimeout or kBadInput).
   /// `sink` must outlive the returned commands.
   virtual std::vector<StartResult> StartAll(std::span<const LaunchRequest> requests, OutputSink sink) = 0;
+};
+
+/// The stdin bytes a caller hands to an executor's pump thread (through
+/// RunningCommand::WriteStdin), in order, and the request to close stdin
+/// once they are written. Thread-safe; the pump wakes itself up.
+class StdinQueue {
+ public:
+  explicit StdinQueue(bool open) : open_(open) {}
+  /// Queues `data`; false once stdin is closed (CloseStdin, MarkClosed).
+  bool Append(std::string_view data);
+  /// EOF after the queued bytes; later Appends fail.
+  void RequestClose();
+  /// Pump side: appends the queued bytes to the unwritten part of `pending`
+  /// (its first `written` bytes are dropped and `written` reset). Returns
+  /// true once a close was requested.
+  bool TakeInto(std::string& pending, size_t& written);
+  /// Pump side: stdin is gone (EOF sent, the command ended); the queue is dropped.
+  void MarkClosed();
+
+ private:
+  std::mutex mutex_;
+  std::string queued_;
+  bool open_;
+  bool close_requested_ = false;
 };
 
 /// Splits a byte stream into lines for an OutputSink.

@@ -75,7 +75,7 @@ class LocalCommand : public RunningCommand {
   LocalCommand(std::string where, pid_t pid, int in_fd, int out_fd, int err_fd, const int wake[2], size_t index,
                std::string stdin_data, bool close_stdin, std::shared_ptr<SharedSink> sink)
       : where_(std::move(where)), pid_(pid), wake_{wake[0], wake[1]}, index_(index), sink_(std::move(sink)),
-        stdin_open_(!close_stdin) {
+        stdin_(!close_stdin) {
     thread_ = std::thread([=, this, data = std::move(stdin_data)]() mutable {
       Pump(in_fd, out_fd, err_fd, std::move(data), close_stdin);
     });
@@ -101,41 +101,23 @@ class LocalCommand : public RunningCommand {
   }
 
   Status WriteStdin(std::string_view data) override {
-    std::lock_guard lock(mutex_);
-    if (!stdin_open_) return Error(ErrorCode::kUnavailable, where_, info_ ? "has ended" : "its stdin is closed");
-    outbox_.append(data);
+    if (!stdin_.Append(data)) {
+      std::lock_guard lock(mutex_);
+      return Error(ErrorCode::kUnavailable, where_, info_ ? "has ended" : "its stdin is closed");
+    }
     WakePump();
     return Ok{};
   }
 
   void CloseStdin() override {
-    std::lock_guard lock(mutex_);
-    stdin_open_ = false;
-    close_requested_ = true;
+    stdin_.RequestClose();
     WakePump();
   }
 
  private:
   void Pump(int in_fd, int out_fd, int err_fd, std::string data, bool close_stdin);
-  // Called with mutex_ held. A full wake pipe already means "wake up".
+  // A full wake pipe already means "wake up".
   void WakePump() { (void)!write(wake_[1], "", 1); }
-  // Moves queued bytes behind the unwritten part of `data`; true once
-  // CloseStdin asked for EOF.
-  bool TakeOutbox(std::string& data, size_t& written) {
-    std::lock_guard lock(mutex_);
-    if (!outbox_.empty()) {
-      data.erase(0, written);
-      written = 0;
-      data += outbox_;
-      outbox_.clear();
-    }
-    return close_requested_;
-  }
-  void MarkStdinClosed() {
-    std::lock_guard lock(mutex_);
-    stdin_open_ = false;
-    outbox_.clear();
-  }
   void Finish(ExitInfo info) {
     std::lock_guard lock(mutex_);
     info_ = std::move(info);
@@ -151,9 +133,7 @@ class LocalCommand : public RunningCommand {
   std::mutex mutex_;
   std::condition_variable done_;
   std::optional<ExitInfo> info_;
-  std::string outbox_;            // written by the pump, in order
-  bool stdin_open_;               // WriteStdin accepted
-  bool close_requested_ = false;  // EOF once the outbox is written
+  StdinQueue stdin_;  // WriteStdin/CloseStdin -> pump
 };
 
 void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, std::string data, bool close_stdin) {
@@ -167,12 +147,12 @@ void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, std::string data, boo
   pollfd fds[4] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {in_fd, 0, 0}, {wake_[0], POLLIN, 0}};
   auto close_stdin_fd = [&] {
     if (fds[2].fd >= 0) close(fds[2].fd), fds[2].fd = -1;
-    MarkStdinClosed();
+    stdin_.MarkClosed();
   };
   std::optional<ExitInfo> exited;
   char buf[65536];
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    if (TakeOutbox(data, written)) close_stdin = true;
+    if (stdin_.TakeInto(data, written)) close_stdin = true;
     if (fds[2].fd >= 0 && written == data.size() && close_stdin) close_stdin_fd();
     fds[2].events = written < data.size() ? POLLOUT : 0;  // keep it open, ask to write only with bytes to write
     int n = poll(fds, 4, exited ? 0 : 100);

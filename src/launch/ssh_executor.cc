@@ -359,7 +359,7 @@ class SshCommand : public RunningCommand {
   SshCommand(std::shared_ptr<SshExecutorState> state, std::shared_ptr<SinkState> sink, size_t index,
              LaunchRequest request)
       : state_(std::move(state)), sink_(std::move(sink)), index_(index), request_(std::move(request)),
-        stdin_open_(!request_.close_stdin) {
+        stdin_(!request_.close_stdin) {
     if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;  // then the pump polls slower
   }
   ~SshCommand() override {
@@ -387,24 +387,23 @@ class SshCommand : public RunningCommand {
     {
       std::lock_guard lock(mutex_);
       if (!stop_deadline_) stop_deadline_ = Clock::now() + grace;
-      stdin_open_ = false;
-      WakePump();
     }
+    stdin_.MarkClosed();
+    WakePump();
     return *Wait(std::chrono::hours(24));
   }
 
   Status WriteStdin(std::string_view data) override {
-    std::lock_guard lock(mutex_);
-    if (!stdin_open_) return Error(ErrorCode::kUnavailable, request_.host, info_ ? "the command has ended" : "its stdin is closed");
-    outbox_.append(data);
+    if (!stdin_.Append(data)) {
+      std::lock_guard lock(mutex_);
+      return Error(ErrorCode::kUnavailable, request_.host, info_ ? "the command has ended" : "its stdin is closed");
+    }
     WakePump();
     return Ok{};
   }
 
   void CloseStdin() override {
-    std::lock_guard lock(mutex_);
-    stdin_open_ = false;
-    close_requested_ = true;
+    stdin_.RequestClose();
     WakePump();
   }
 
@@ -417,11 +416,10 @@ class SshCommand : public RunningCommand {
   void Finish(ExitInfo info) {
     std::lock_guard lock(mutex_);
     info_ = std::move(info);
-    stdin_open_ = false;
-    outbox_.clear();
+    stdin_.MarkClosed();
     done_.notify_all();
   }
-  // With mutex_ held. A full pipe already means "wake up".
+  // A full pipe already means "wake up".
   void WakePump() {
     if (wake_[1] >= 0) (void)!write(wake_[1], "", 1);
   }
@@ -458,9 +456,7 @@ class SshCommand : public RunningCommand {
   std::optional<ExitInfo> info_;
   std::optional<Clock::time_point> stop_deadline_;
   int wake_[2] = {-1, -1};        // WriteStdin/CloseStdin/Stop -> pump
-  std::string outbox_;            // stdin bytes for the pump, in order
-  bool stdin_open_;               // WriteStdin accepted
-  bool close_requested_ = false;  // EOF once the outbox is written
+  StdinQueue stdin_;              // WriteStdin/CloseStdin -> pump
 };
 
 // Connect, key exchange, host key, authentication: one attempt.
@@ -540,14 +536,8 @@ ExitInfo SshCommand::Pump() {
     {
       std::lock_guard lock(mutex_);
       deadline = stop_deadline_;
-      if (!outbox_.empty()) {
-        data.erase(0, written);
-        written = 0;
-        data += outbox_;
-        outbox_.clear();
-      }
-      close_stdin |= close_requested_;
     }
+    close_stdin |= stdin_.TakeInto(data, written);
     if (deadline && Clock::now() >= *deadline) {
       forced = true;
       break;
@@ -563,9 +553,7 @@ ExitInfo SshCommand::Pump() {
       int rc = libssh2_channel_send_eof(channel_);
       if (rc == 0) {
         eof_sent = true;
-        std::lock_guard lock(mutex_);
-        stdin_open_ = false;
-        outbox_.clear();
+        stdin_.MarkClosed();
       } else if (rc != LIBSSH2_ERROR_EAGAIN) {
         lost = true;
       }
@@ -590,11 +578,7 @@ ExitInfo SshCommand::Pump() {
       lost = true;
     WaitSocket(more_to_write ? 0 : 50);
   }
-  {
-    std::lock_guard lock(mutex_);
-    stdin_open_ = false;
-    outbox_.clear();
-  }
+  stdin_.MarkClosed();
   for (int stream = 0; stream < 2; ++stream) {
     auto kind = stream == 0 ? OutputStream::kStdout : OutputStream::kStderr;
     splitters[stream].Flush([&](std::string_view l) { Emit(kind, l); });

@@ -78,6 +78,32 @@ TEST(LineSplitter, SplitsAcrossChunksAndFlushesTheTail) {
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "thr"}));
 }
 
+TEST(StdinQueue, KeepsOrderAcrossPartialWritesAndRefusesAfterClose) {
+  StdinQueue queue(true);
+  std::string pending = "abc";
+  size_t written = 2;  // the pump wrote "ab" so far
+  ASSERT_TRUE(queue.Append("de"));
+  ASSERT_TRUE(queue.Append("f"));
+  EXPECT_FALSE(queue.TakeInto(pending, written));
+  EXPECT_EQ(pending, "cdef");
+  EXPECT_EQ(written, 0u);
+  queue.RequestClose();
+  EXPECT_FALSE(queue.Append("g"));
+  EXPECT_TRUE(queue.TakeInto(pending, written));
+  EXPECT_EQ(pending, "cdef");
+
+  StdinQueue closed(false);  // close_stdin requests
+  EXPECT_FALSE(closed.Append("x"));
+  StdinQueue ended(true);
+  ASSERT_TRUE(ended.Append("lost"));
+  ended.MarkClosed();  // the command ended: queued bytes are dropped
+  std::string rest;
+  size_t none = 0;
+  EXPECT_FALSE(ended.TakeInto(rest, none));
+  EXPECT_EQ(rest, "");
+  EXPECT_FALSE(ended.Append("y"));
+}
+
 TEST(ExitInfo, Describes) {
   EXPECT_EQ(ExitInfo{.exit_code = 3}.Describe(), "exit 3");
   ExitInfo killed;
