@@ -83,6 +83,18 @@ class Executor {
   virtual std::vector<StartResult> StartAll(std::span<const LaunchRequest> requests, OutputSink sink) = 0;
 };
 
+/// An OutputSink shared by an executor's threads: Emit calls it for one
+/// at a time, as the OutputSink contract promises. Executors hold it in a
+/// shared_ptr so that commands outliving StartAll keep it.
+struct SerializedSink {
+  std::mutex mutex;
+  OutputSink sink;
+  void Emit(size_t index, OutputStream stream, std::string_view line) {
+    std::lock_guard lock(mutex);
+    if (sink) sink(index, stream, line);
+  }
+};
+
 /// The stdin bytes a caller hands to an executor's pump thread (through
 /// RunningCommand::WriteStdin), in order, and the request to close stdin
 /// once they are written. Thread-safe; the pump wakes itself up.

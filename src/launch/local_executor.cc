@@ -32,15 +32,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct SharedSink {
-  std::mutex mutex;
-  OutputSink sink;
-  void Emit(size_t index, OutputStream stream, std::string_view line) {
-    std::lock_guard lock(mutex);
-    if (sink) sink(index, stream, line);
-  }
-};
-
 // Built before fork: after fork only async-signal-safe calls are allowed.
 struct ExecPlan {
   std::vector<std::string> args, env;
@@ -73,7 +64,7 @@ ExitInfo Decode(int status) {
 class LocalCommand : public RunningCommand {
  public:
   LocalCommand(std::string where, pid_t pid, int in_fd, int out_fd, int err_fd, const int wake[2], size_t index,
-               std::string stdin_data, bool close_stdin, std::shared_ptr<SharedSink> sink)
+               std::string stdin_data, bool close_stdin, std::shared_ptr<SerializedSink> sink)
       : where_(std::move(where)), pid_(pid), wake_{wake[0], wake[1]}, index_(index), sink_(std::move(sink)),
         stdin_(!close_stdin) {
     thread_ = std::thread([=, this, data = std::move(stdin_data)]() mutable {
@@ -128,7 +119,7 @@ class LocalCommand : public RunningCommand {
   pid_t pid_;
   int wake_[2];  // WriteStdin/CloseStdin -> pump
   size_t index_;
-  std::shared_ptr<SharedSink> sink_;
+  std::shared_ptr<SerializedSink> sink_;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable done_;
@@ -195,7 +186,7 @@ void LocalCommand::Pump(int in_fd, int out_fd, int err_fd, std::string data, boo
   Finish(*exited);
 }
 
-StartResult StartOne(const LaunchRequest& request, size_t index, const std::shared_ptr<SharedSink>& sink) {
+StartResult StartOne(const LaunchRequest& request, size_t index, const std::shared_ptr<SerializedSink>& sink) {
   const std::string where = request.command.argv.empty() ? "command" : request.command.argv[0];
   if (request.command.argv.empty()) return Error(ErrorCode::kBadInput, "command", "empty argv");
   ExecPlan plan(request.command);
@@ -246,7 +237,7 @@ StartResult StartOne(const LaunchRequest& request, size_t index, const std::shar
 }  // namespace
 
 std::vector<StartResult> LocalExecutor::StartAll(std::span<const LaunchRequest> requests, OutputSink sink) {
-  auto shared = std::make_shared<SharedSink>();
+  auto shared = std::make_shared<SerializedSink>();
   shared->sink = std::move(sink);
   std::vector<StartResult> results;
   for (size_t i = 0; i < requests.size(); ++i) results.push_back(StartOne(requests[i], i, shared));

@@ -82,15 +82,6 @@ struct SshExecutorState {
 
 namespace {
 
-struct SinkState {
-  std::mutex mutex;
-  OutputSink sink;
-  void Emit(size_t index, OutputStream stream, std::string_view line) {
-    std::lock_guard lock(mutex);
-    if (sink) sink(index, stream, line);
-  }
-};
-
 // Where to connect, after ~/.ssh/config.
 struct Target {
   std::string alias, address, user;
@@ -356,7 +347,7 @@ namespace {
 
 class SshCommand : public RunningCommand {
  public:
-  SshCommand(std::shared_ptr<SshExecutorState> state, std::shared_ptr<SinkState> sink, size_t index,
+  SshCommand(std::shared_ptr<SshExecutorState> state, std::shared_ptr<SerializedSink> sink, size_t index,
              LaunchRequest request)
       : state_(std::move(state)), sink_(std::move(sink)), index_(index), request_(std::move(request)),
         stdin_(!request_.close_stdin) {
@@ -443,7 +434,7 @@ class SshCommand : public RunningCommand {
   }
 
   std::shared_ptr<SshExecutorState> state_;
-  std::shared_ptr<SinkState> sink_;
+  std::shared_ptr<SerializedSink> sink_;
   size_t index_;
   LaunchRequest request_;
   std::thread thread_;
@@ -629,7 +620,7 @@ SshExecutor::SshExecutor(SshOptions options) : state_(std::make_shared<SshExecut
 SshExecutor::~SshExecutor() = default;
 
 std::vector<StartResult> SshExecutor::StartAll(std::span<const LaunchRequest> requests, OutputSink sink) {
-  auto shared_sink = std::make_shared<SinkState>();
+  auto shared_sink = std::make_shared<SerializedSink>();
   shared_sink->sink = std::move(sink);
   std::vector<std::unique_ptr<SshCommand>> commands;
   std::vector<std::future<std::optional<Failure>>> started;

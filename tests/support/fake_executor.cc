@@ -14,22 +14,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Sink calls never overlap, as the Executor interface promises.
-struct SerialSink {
-  std::mutex mutex;
-  OutputSink sink;
-  void Emit(size_t index, OutputStream stream, std::string_view line) {
-    std::lock_guard lock(mutex);
-    if (sink) sink(index, stream, line);
-  }
-};
 
 }  // namespace
 
 class FakeCommand : public RunningCommand {
  public:
   FakeCommand(FakeExecutor* owner, const LaunchRequest& request, FakeExecutor::Script script,
-              std::shared_ptr<SerialSink> sink, size_t index)
+              std::shared_ptr<SerializedSink> sink, size_t index)
       : owner_(owner), host_(request.host), script_(std::move(script)), sink_(std::move(sink)), index_(index),
         stdin_closed_(request.close_stdin) {
     if (!script_.wait_for_write) may_end_at_ = Clock::now();
@@ -97,7 +88,7 @@ class FakeCommand : public RunningCommand {
   FakeExecutor* owner_;
   std::string host_;
   FakeExecutor::Script script_;
-  std::shared_ptr<SerialSink> sink_;
+  std::shared_ptr<SerializedSink> sink_;
   size_t index_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -108,7 +99,7 @@ class FakeCommand : public RunningCommand {
 };
 
 std::vector<StartResult> FakeExecutor::StartAll(std::span<const LaunchRequest> requests, OutputSink sink) {
-  auto serial = std::make_shared<SerialSink>();
+  auto serial = std::make_shared<SerializedSink>();
   serial->sink = std::move(sink);
   std::vector<StartResult> results;
   for (size_t i = 0; i < requests.size(); ++i) {
