@@ -99,7 +99,11 @@ void AttachNodeLayouts(Topology& topology, const std::vector<SessionNode>& nodes
     const std::optional<PreflightReply>& reply = preflight[i].reply;
     TopologyHost* host = topology.FindHost(nodes[i].host);
     if (reply && reply->layout && (!host || !host->layout)) AttachLayout(topology, nodes[i].host, *reply->layout);
-    else if (!host) topology.hosts.push_back(TopologyHost{.name = nodes[i].host});
+    else if (!host) {
+      TopologyHost unknown;
+      unknown.name = nodes[i].host;
+      topology.hosts.push_back(std::move(unknown));
+    }
   }
 }
 
@@ -256,7 +260,10 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   }
   SessionOptions options;
   options.agent = Command{{job.spec.topolaunch, "agent"}};
-  options.preflight = {{job.spec.torchrun.front(), job.spec.python, "numactl"}, job.spec.master_port, master_addr, want_layout};
+  options.preflight.programs = {job.spec.torchrun.front(), job.spec.python, "numactl"};
+  options.preflight.master_port = job.spec.master_port;
+  options.preflight.master_addr = master_addr;
+  options.preflight.want_layout = want_layout;
   options.preflight.cwd = job.spec.cwd;
   if (!job.spec.script.starts_with('-')) options.preflight.files = {job.spec.script};  // not `-m module`
   options.preflight_timeout = Millis(flags.preflight_timeout_s);

@@ -325,10 +325,12 @@ TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
     cpus_by_host[host].insert(result.at("cpus").get<std::string>());
   }
   EXPECT_EQ(ranks.size(), static_cast<size_t>(kNodes * kProcs)) << "stdout: " << Tail(r.out, 3000);
-  if (std::thread::hardware_concurrency() >= 2)
-    for (const auto& [host, sets] : cpus_by_host)
+  if (std::thread::hardware_concurrency() >= 2) {
+    for (const auto& [host, sets] : cpus_by_host) {
       EXPECT_EQ(sets.size(), static_cast<size_t>(kProcs))
           << host << "'s workers share their CPUs: " << fmt::format("{}", fmt::join(sets, " | "));
+    }
+  }
   ExpectNothingLeft(seconds(6));
 }
 
