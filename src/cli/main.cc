@@ -1,6 +1,9 @@
 // topolaunch: topology-aware launcher for multi-node GPU training.
 //
 // main() is a list of subcommands; each lives in its own file.
+#include <algorithm>
+#include <string_view>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -29,7 +32,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "topolaunch: error: {}\nRun 'topolaunch --help' or 'topolaunch <command> --help'.\n", e.what());
+    fmt::print(stderr, "topolaunch: error: {}\n", e.what());
+    // CLI11 2.1 hands what follows `--` to the top level, so `run ... -- train.py` fails here.
+    if (argc > 1 && std::string_view(argv[1]) == "run" && std::find(argv + 2, argv + argc, std::string_view("--")) != argv + argc &&
+        std::string_view(e.what()).find("not expected") != std::string_view::npos)
+      fmt::print(stderr, "topolaunch: run takes no `--`: give its options, then SCRIPT and the script's arguments\n");
+    fmt::print(stderr, "Run 'topolaunch --help' or 'topolaunch <command> --help'.\n");
     return 2;
   }
   return exit_status;

@@ -87,6 +87,7 @@ TEST_F(RunLocalCliTest, BadUsageIsExit2NamingTheProblem) {
       {{"run", "--nproc-per-node", "1", "--env-file", Write("bad.env", "A=1\nno equals sign\n"), "t.py"}, "bad.env:2"},
       {{"run", "--nproc-per-node", "1", "--hostfile", dir_.File("absent"), "t.py"}, "absent"},
       {{"run", "t.py"}, "--nproc-per-node"},
+      {{"run", "--nproc-per-node", "1", "--", "t.py", "a"}, "run takes no `--`"},
   };
   for (const Case& c : cases) {
     ProcessResult result = RunTopolaunch(c.args);
