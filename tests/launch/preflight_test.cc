@@ -52,14 +52,14 @@ PreflightReply MinimalReply() {
   r.unix_time_ms = 1;
   r.layout_problem = "hwloc: topology load failed";
   r.socket_route_problem = "no-such: does not resolve";
-  r.cwd_problem = "/work/job: No such file or directory";
-  r.file_problems = {"/work/a b.py: Permission denied", "x.py: a folder, not a script"};
+  r.cwd_problem = "/srv/job: No such file or directory";
+  r.file_problems = {"/srv/a b.py: Permission denied", "x.py: a folder, not a script"};
   return r;
 }
 
 PreflightRequest WithFolderAndFiles() {
   PreflightRequest request{{"torchrun"}, 29500, "node1", true};
-  request.cwd = "/work/my job";
+  request.cwd = "/srv/my job";
   request.files = {"train.py", "/abs/eval.py"};
   return request;
 }
