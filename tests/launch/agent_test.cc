@@ -129,11 +129,18 @@ std::string ShortHostName() {
   return host.substr(0, host.find('.'));
 }
 
+PreflightRequest NoLayoutRequest() {
+  PreflightRequest request;
+  request.want_layout = false;
+  return request;
+}
+
 // The conversation `run` has: preflight, wait for the reply, then the launch message.
 TEST(Agent, AnswersThePreflightThenRunsTheLaunchMessage) {
   LocalExecutor executor;
   Lines lines;
-  PreflightRequest preflight{{"sh", "no-such-program-xyz"}, 0, "", true};
+  PreflightRequest preflight;
+  preflight.programs = {"sh", "no-such-program-xyz"};
   LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatPreflightRequest(preflight)};
   request.close_stdin = false;
   std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
@@ -166,7 +173,7 @@ TEST(Agent, PreflightThenEofStartsNothingAndExitsZero) {
   std::string partial = FormatLaunchMessage({{{"sh", "-c", "echo ran"}}});
   partial.pop_back();  // no newline: cut off
   LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}},
-                        FormatPreflightRequest({{}, 0, "", false}) + partial};
+                        FormatPreflightRequest(NoLayoutRequest()) + partial};
   std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
   ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
   EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
@@ -224,13 +231,7 @@ class AgentOverSshTest : public ::testing::Test {
     ASSERT_NE(testbed_, nullptr) << start_error_;
     enter_ = std::make_unique<NetnsTestbed::EnterHead>(*testbed_);
     ASSERT_TRUE(enter_->ok());
-    SshOptions options;
-    options.local_user = "root";
-    options.home = testbed_->dir().path();
-    options.config = ParseSshConfig(testbed_->SshConfigText(), "config").value();
-    options.identity_files = {testbed_->ClientKey()};
-    options.known_hosts_file = testbed_->KnownHosts();
-    executor_ = std::make_unique<SshExecutor>(options);
+    executor_ = std::make_unique<SshExecutor>(testbed_->ClientSshOptions(testbed_->dir().path(), testbed_->KnownHosts()));
   }
   void TearDown() override {
     executor_.reset();

@@ -52,12 +52,7 @@ class SshExecutorTest : public ::testing::Test {
   void TearDown() override { enter_.reset(); }
 
   SshOptions Options() const {
-    SshOptions options;
-    options.local_user = "root";
-    options.home = scratch_.path();
-    options.config = ParseSshConfig(testbed_->SshConfigText(), "config").value();
-    options.identity_files = {testbed_->ClientKey()};
-    options.known_hosts_file = known_hosts_;
+    SshOptions options = testbed_->ClientSshOptions(scratch_.path(), known_hosts_);
     options.connect_timeout = 5s;
     return options;
   }

@@ -100,6 +100,16 @@ NetnsTestbed::~NetnsTestbed() { TearDown(); }
 std::string NetnsTestbed::NodeName(int i) const { return fmt::format("node{}", i); }
 std::string NetnsTestbed::NodeAddress(int i) const { return fmt::format("10.200.0.{}", i + 1); }
 
+SshOptions NetnsTestbed::ClientSshOptions(const std::string& home, const std::string& known_hosts) const {
+  SshOptions options;
+  options.local_user = "root";
+  options.home = home;
+  options.config = ParseSshConfig(SshConfigText(), "config").value();
+  options.identity_files = {ClientKey()};
+  options.known_hosts_file = known_hosts;
+  return options;
+}
+
 std::string NetnsTestbed::SshConfigText() const {
   std::string text;
   for (int i = 1; i <= nodes(); ++i) text += fmt::format("Host {}\n  HostName {}\n", NodeName(i), NodeAddress(i));

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "launch/ssh_executor.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 #include "topolaunch/result.h"
@@ -54,6 +55,10 @@ class NetnsTestbed {
   std::string KnownHosts() const { return dir_.File("known_hosts"); }
   /// ~/.ssh/config text mapping node<i> to its address (`Host node1 / HostName ...`).
   std::string SshConfigText() const;
+  /// SshExecutor options of the client (root) reaching every node: the
+  /// config above, the client key, and `known_hosts` (a copy of KnownHosts()
+  /// a test may change) with `home` for `~`.
+  SshOptions ClientSshOptions(const std::string& home, const std::string& known_hosts) const;
   /// The /etc/hosts every node sees: localhost, then node<i> at its address.
   std::string HostsFile() const { return dir_.File("hosts"); }
   /// A home directory for the client side: .ssh/config (SshConfigText),
