@@ -71,6 +71,9 @@ struct FabricNode {
 struct Fabric {
   std::string source;
   std::vector<FabricNode> nodes;
+  /// What the source tolerated and skipped (junk before a dump's first
+  /// record), for people; not part of topology.json.
+  std::vector<std::string> notes;
 
   const FabricNode* FindNode(Guid guid) const;
 };

@@ -9,7 +9,7 @@
 #include "discover/local_host.h"
 #include "cli/cli_output.h"
 #include "cli/commands.h"
-#include "discover/audit_pipeline.h"
+#include "audit/audit_pipeline.h"
 
 namespace topolaunch::cli {
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/json_checker.h"
+#include "core/json_text.h"
 #include "core/layout_json.h"
 
 namespace topolaunch {
@@ -46,7 +47,7 @@ ordered_json ToJson(const Topology& t) {
   for (const TopologyHost& h : t.hosts) {
     ordered_json host = {{"name", h.name}, {"hcas", ordered_json::array()}};
     for (const HcaAttachment& a : h.hcas) host["hcas"].push_back(HcaJson(a));
-    if (h.layout) host["layout"] = ordered_json::parse(LayoutToJson(*h.layout).dump());
+    if (h.layout) host["layout"] = ordered_json::parse(DumpJsonText(LayoutToJson(*h.layout), -1));
     hosts.push_back(std::move(host));
   }
   ordered_json& links = doc["links"] = ordered_json::array();
@@ -169,7 +170,7 @@ void CheckReferences(JsonChecker& c, const Topology& t) {
 
 }  // namespace
 
-std::string FormatTopologyJson(const Topology& topology) { return ToJson(topology).dump(2) + "\n"; }
+std::string FormatTopologyJson(const Topology& topology) { return DumpJsonText(ToJson(topology), 2) + "\n"; }
 
 Result<Topology> ParseTopologyJson(std::string_view text, std::string_view file_name) {
   Result<json> parsed = ParseJsonText(text, file_name);

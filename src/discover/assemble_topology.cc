@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace topolaunch {
 
 Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_map,
@@ -16,19 +18,33 @@ Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_
     generated.fabric_source = "none";
     topology.generated = std::move(generated);
   }
+  // Every layout is read even after a bad one, so one run names every
+  // damaged export of a cluster's hundreds; any bad one fails the whole
+  // (nothing half-assembled is returned).
+  std::optional<Error> failed;
+  auto fail = [&](Error error) {
+    if (!failed) failed = std::move(error);
+    else failed->problems.insert(failed->problems.end(), error.problems.begin(), error.problems.end());
+  };
   for (const LayoutInput& input : layouts) {
     Result<HostLayout> layout = input.source->LoadLayout();
-    if (!layout.ok()) return layout.take_error();
+    if (!layout.ok()) {
+      fail(layout.take_error());
+      continue;
+    }
     std::string host = !input.host.empty() ? input.host : !layout->hostname.empty() ? layout->hostname : input.fallback_host;
     // hwloc reports the kernel's node name, often fully qualified
     // ("jwb0004.juwels"), while CA descriptions and Slurm use the short
     // name: keep the full name only when the fabric knows the host by it.
     if (input.host.empty() && !topology.FindHost(host)) host = host.substr(0, host.find('.'));
-    if (!IsValidHostName(host))
-      return Error(ErrorCode::kBadInput, input.fallback_host,
-                   fmt::format("cannot tell which host this layout belongs to (\"{}\" is not a host name)", host));
+    if (!IsValidHostName(host)) {
+      fail(Error(ErrorCode::kBadInput, input.fallback_host,
+                 fmt::format("cannot tell which host this layout belongs to (\"{}\" is not a host name)", host)));
+      continue;
+    }
     AttachLayout(topology, host, std::move(layout).value());
   }
+  if (failed) return std::move(*failed);
   return topology;
 }
 

@@ -23,7 +23,9 @@ struct LayoutInput {
 /// Runs the passes: load the fabric (when `fabric` is not null), build the
 /// topology with `name_map`, load and attach each layout. `generated` is
 /// written as given except fabric_source, which the fabric decides ("none"
-/// without one). The first failing source's error is returned.
+/// without one). A failing fabric's error is returned at once; every layout
+/// is read even after a bad one, and the problems of all bad layouts are
+/// returned together (with the first one's code).
 Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_map,
                                   const std::vector<LayoutInput>& layouts, Generated generated);
 

@@ -21,12 +21,19 @@ namespace fs = std::filesystem;
 // An ibnetdiscover text dump read from a file.
 class IbnetdiscoverDumpFabricSource : public FabricSource {
  public:
-  IbnetdiscoverDumpFabricSource(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
-  Result<Fabric> LoadFabric() override { return ParseIbnetdiscover(text_, path_); }
+  IbnetdiscoverDumpFabricSource(std::string path, std::string text, const DiscoverOptions& options)
+      : path_(std::move(path)), text_(std::move(text)), options_(options) {}
+  Result<Fabric> LoadFabric() override {
+    Result<Fabric> fabric = ParseIbnetdiscover(text_, path_);
+    if (fabric.ok() && options_.note)
+      for (const std::string& note : fabric->notes) options_.note(note);
+    return fabric;
+  }
 
  private:
   std::string path_;
   std::string text_;
+  const DiscoverOptions& options_;
 };
 
 // --fabric auto on a machine without an HCA: the fabric is simply absent.
@@ -50,11 +57,11 @@ class NoteMissingFabric : public FabricSource {
   const DiscoverOptions& options_;
 };
 
-Result<std::unique_ptr<FabricSource>> OpenFabricFile(const std::string& path) {
+Result<std::unique_ptr<FabricSource>> OpenFabricFile(const std::string& path, const DiscoverOptions& options) {
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) return text.take_error();
   if (HasIbnetdiscCacheMagic(*text)) return std::unique_ptr<FabricSource>(new IbnetdiscCacheFabricSource(path));
-  return std::unique_ptr<FabricSource>(new IbnetdiscoverDumpFabricSource(path, std::move(text).value()));
+  return std::unique_ptr<FabricSource>(new IbnetdiscoverDumpFabricSource(path, std::move(text).value(), options));
 }
 
 struct Layouts {
@@ -113,7 +120,7 @@ Result<Topology> RunDiscovery(const DiscoverOptions& options) {
   } else if (options.fabric == "live") {
     fabric = &live;
   } else if (options.fabric != "none") {
-    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFile(options.fabric);
+    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFile(options.fabric, options);
     if (!opened.ok()) return opened.take_error();
     file_source = std::move(opened).value();
     fabric = file_source.get();

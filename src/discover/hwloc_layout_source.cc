@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +19,9 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "core/json_text.h"
+#include "core/layout_json.h"
+#include "discover/contained_call.h"
 #include "discover/hwloc_layout_convert.h"
 #include "discover/nvml_probe.h"
 
@@ -221,14 +225,59 @@ HwlocLayoutSource HwlocLayoutSource::FromXmlString(std::string xml, std::string 
 }
 
 Result<HostLayout> HwlocLayoutSource::LoadLayout() {
+  if (kind_ != Kind::kLive) return LoadXmlContained();
   HwlocTopology topology;
-  Status loaded = kind_ == Kind::kLive ? LoadLive(topology) : LoadXml(topology, kind_ == Kind::kXmlFile, input_, name_);
+  Status loaded = LoadLive(topology);
   if (!loaded.ok()) return loaded.take_error();
-  std::string source =
-      kind_ == Kind::kLive ? "hwloc-live" : "hwloc-xml:" + std::filesystem::path(name_).filename().string();
-  HostLayout layout = ConvertRawTopology(ReadTopology(topology.get()), std::move(source));
-  if (kind_ == Kind::kLive) layout.nvml = ProbeNvml(layout);
+  HostLayout layout = ConvertRawTopology(ReadTopology(topology.get()), "hwloc-live");
+  layout.nvml = ProbeNvml(layout);
   return layout;
+}
+
+Result<HostLayout> HwlocLayoutSource::LoadXmlInProcess() const {
+  HwlocTopology topology;
+  Status loaded = LoadXml(topology, kind_ == Kind::kXmlFile, input_, name_);
+  if (!loaded.ok()) return loaded.take_error();
+  return ConvertRawTopology(ReadTopology(topology.get()), "hwloc-xml:" + std::filesystem::path(name_).filename().string());
+}
+
+// The child answers {"layout": ...} or {"error": {"code": N, "problems": [[where, what], ...]}}.
+Result<HostLayout> HwlocLayoutSource::LoadXmlContained() const {
+  Result<std::string> answer = CallInChildProcess(
+      [this] {
+        Result<HostLayout> layout = LoadXmlInProcess();
+        nlohmann::json out;
+        if (layout.ok()) {
+          out["layout"] = LayoutToJson(*layout);
+        } else {
+          nlohmann::json problems = nlohmann::json::array();
+          for (const Problem& p : layout.error().problems) problems.push_back({p.where, p.what});
+          out["error"] = {{"code", static_cast<int>(layout.error().code)}, {"problems", problems}};
+        }
+        return DumpJsonText(out, -1);
+      },
+      kXmlLoadTimeout);
+  if (!answer.ok()) {
+    if (answer.error().code == ErrorCode::kUnavailable) return answer.take_error();
+    std::string what = answer.error().code == ErrorCode::kTimeout
+                           ? fmt::format("libhwloc did not finish reading this file in {} s (stopped)",
+                                         kXmlLoadTimeout.count() / 1000)
+                           : fmt::format("libhwloc crashed reading this file ({})",
+                                         answer.error().problems.front().what);
+    return Error(ErrorCode::kBadInput, name_,
+                 what + "; the file is damaged: export it again with `lstopo --of xml` on that node");
+  }
+  nlohmann::json doc = nlohmann::json::parse(*answer, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_object() && doc.contains("layout")) return LayoutFromJson(doc["layout"], "$.layout");
+  if (doc.is_object() && doc.contains("error") && doc["error"].is_object()) {
+    Error error;
+    error.code = static_cast<ErrorCode>(doc["error"].value("code", static_cast<int>(ErrorCode::kBadInput)));
+    for (const auto& p : doc["error"].value("problems", nlohmann::json::array()))
+      if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string())
+        error.problems.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+    if (!error.problems.empty()) return error;
+  }
+  return Error(ErrorCode::kInternal, name_, "the hwloc reader's answer was not understood");
 }
 
 Result<std::string> ExportLocalHwlocXml() {

@@ -2,6 +2,7 @@
 // .cc includes <hwloc.h>; both paths share one conversion to HostLayout.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "topolaunch/sources.h"
@@ -18,12 +19,18 @@ class HwlocLayoutSource : public HostLayoutSource {
   /// XML held in memory (gathered from a remote node); `name` is used in errors.
   static HwlocLayoutSource FromXmlString(std::string xml, std::string name);
 
+  /// XML is read by libhwloc in a child process (contained_call.h): a file
+  /// that crashes libhwloc, or keeps it busy past 60 s, is kBadInput naming
+  /// the file, and this process goes on.
   Result<HostLayout> LoadLayout() override;
 
  private:
   enum class Kind { kLive, kXmlFile, kXmlString };
+  static constexpr std::chrono::milliseconds kXmlLoadTimeout{60'000};
   HwlocLayoutSource(Kind kind, std::string input, std::string name)
       : kind_(kind), input_(std::move(input)), name_(std::move(name)) {}
+  Result<HostLayout> LoadXmlContained() const;
+  Result<HostLayout> LoadXmlInProcess() const;
   Kind kind_;
   std::string input_;
   std::string name_;

@@ -130,8 +130,9 @@ LineKind ClassifyLine(std::string_view line) {
   switch (line.front()) {
     case '#':
       return LineKind::kComment;
-    case '[':
-      return LineKind::kPort;
+    case '[':  // "[12] ..."; a pasted shell prompt ("[root@host ~]# ibnetdiscover") is junk
+      if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') return LineKind::kPort;
+      return LineKind::kOther;
     case '@':
       return LineKind::kUnsupported;
   }

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 
 #include "discover/ibnetdiscover_lines.h"
@@ -115,6 +116,10 @@ class DumpParser {
     }
     Fabric fabric;
     fabric.source = "ibnetdiscover";
+    if (junk_lines_)
+      fabric.notes.push_back(fmt::format("{}: skipped {} line{} before the first record (\"{}\")",
+                                         Where(first_junk_.first), junk_lines_, junk_lines_ == 1 ? "" : "s",
+                                         first_junk_.second));
     fabric.nodes.reserve(nodes_.size());
     for (NodeBuild& b : nodes_) {
       if (b.node.type != NodeType::kSwitch)  // ibsim's rule for a CA port with no GUID given
@@ -140,8 +145,9 @@ class DumpParser {
   }
 
   void OnOther(size_t n, std::string_view line) {
-    if (state_ == State::kBeforeFirstRecord) {  // junk before the dump (tool warnings): tolerated
+    if (state_ == State::kBeforeFirstRecord) {  // junk before the dump (tool warnings, a pasted prompt): tolerated
       if (!ports_report_line_ && ibnet::LooksLikePortsReport(line)) ports_report_line_ = n;
+      if (!junk_lines_++) first_junk_ = {n, std::string(line.substr(0, 60))};
       return;
     }
     Report(n, fmt::format("unrecognized line \"{}\": expected a Switch/Ca record, a [port] line, "
@@ -289,6 +295,8 @@ class DumpParser {
   Guid auto_guid_[3] = {0x100000, 0x200000, 0};  // ibsim's first CA, switch, router GUIDs
   State state_ = State::kBeforeFirstRecord;
   size_t ports_report_line_ = 0;
+  size_t junk_lines_ = 0;
+  std::pair<size_t, std::string> first_junk_;  // line number, first 60 bytes
 };
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace topolaunch {
 /// `Hca` records, ids such as "Switch1", an omitted remote port).
 /// Tolerates CRLF, a UTF-8 byte-order mark, junk before the first record,
 /// comments, blank lines, `ibnetdiscover -g` chassis headers and ibsim's `do`
-/// lines. The result has source "ibnetdiscover", nodes in file order, ports
+/// lines; skipped junk is named in the result's `notes`. The result has source "ibnetdiscover", nodes in file order, ports
 /// sorted by number, and every cable on both of its ends (a cable listed from
 /// one side only gets its other end made). LIDs: a switch port carries the
 /// switch's port 0 LID, a CA port its own base LID. Port state is empty

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "launch/command.h"  // ShellQuote
 
 namespace topolaunch {
@@ -73,7 +74,7 @@ std::string FormatEnvJson(const EnvOutcome& env) {
   json["unset"] = nlohmann::ordered_json::array();
   for (const EnvLeftUnset& u : env.unset) json["unset"].push_back({{"name", u.name}, {"reason", u.reason}});
   json["warnings"] = env.warnings;
-  return json.dump(2) + "\n";
+  return DumpJsonText(json, 2) + "\n";
 }
 
 }  // namespace topolaunch

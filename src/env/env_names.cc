@@ -4,8 +4,8 @@
 // the user's environment sets an NCCL_ or TORCH_NCCL_ name that is not.
 //
 // NCCL: every name NVIDIA/nccl's source reads (its PARAM macro, ncclGetEnv; full
-// history, release 2.30.7), as listed in ../shared/nccl-real-names.txt; a test
-// checks this list against that file when it is present.
+// history, release 2.30.7), as listed in tests/data/nccl/nccl-real-names.txt;
+// tests/env/env_names_test.cc checks this list against that file.
 // PyTorch: the names ProcessGroupNCCL.hpp / NCCLUtils / FlightRecorder read
 // (getCvar*/check_env calls in pytorch/pytorch, 2.x). CUDA: the runtime's
 // device-ordering variables.

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_checker.h"
+#include "core/json_text.h"
 #include "core/layout_json.h"
 
 namespace topolaunch {
@@ -23,9 +24,31 @@ using nlohmann::json;
 constexpr const char* kRequestName = "preflight request";
 constexpr const char* kReplyName = "preflight reply";
 
-// Host names, paths and errno texts are bytes: invalid UTF-8 is dropped
-// rather than failing the whole line.
-std::string DumpLine(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::ignore); }
+// The reply's host names, paths and errno texts are for people: bytes that
+// are not UTF-8 become U+FFFD rather than failing the whole line.
+std::string DumpLine(const json& j) { return DumpJsonText(j, -1); }
+
+// The request's folder, files and programs are looked up on the node, so
+// they travel byte for byte (core/json_text.h).
+json BytesArrayToJson(const std::vector<std::string>& items) {
+  json out = json::array();
+  for (const std::string& item : items) out.push_back(BytesToJson(item));
+  return out;
+}
+
+constexpr const char* kBytesExpected = "expected a string or {\"hex\": \"...\"}";
+
+std::vector<std::string> BytesArrayFromJson(JsonChecker& c, const json& object, const std::string& path,
+                                            std::string_view key) {
+  std::vector<std::string> out;
+  const json* items = c.Array(object, path, key, false);
+  if (!items) return out;
+  for (size_t i = 0; i < items->size(); ++i) {
+    if (std::optional<std::string> bytes = BytesFromJson((*items)[i])) out.push_back(std::move(*bytes));
+    else c.Report(JsonIndex(JsonPath(path, key), i), kBytesExpected);
+  }
+  return out;
+}
 
 bool IsNull(const json& object, std::string_view key) {
   auto it = object.find(key);
@@ -131,12 +154,12 @@ std::string Plural(int n, std::string_view word) { return fmt::format("{} {}{}",
 
 std::string FormatPreflightRequest(const PreflightRequest& request) {
   json body;
-  body["programs"] = request.programs;
+  body["programs"] = BytesArrayToJson(request.programs);
   body["master_port"] = request.master_port;
   body["master_addr"] = request.master_addr;
   body["want_layout"] = request.want_layout;
-  body["cwd"] = request.cwd;
-  body["files"] = request.files;
+  body["cwd"] = BytesToJson(request.cwd);
+  body["files"] = BytesArrayToJson(request.files);
   return DumpLine(json{{"preflight", body}}) + "\n";
 }
 
@@ -157,12 +180,15 @@ Result<PreflightRequest> ParsePreflightRequest(std::string_view line) {
   const json* body = c.Object(*parsed, "$", "preflight");
   if (!body) return c.TakeError();
   const std::string p = "$.preflight";
-  request.programs = c.StringArray(*body, p, "programs", false);
+  request.programs = BytesArrayFromJson(c, *body, p, "programs");
   request.master_port = static_cast<int>(c.Integer(*body, p, "master_port", 0, 65535, false).value_or(0));
   request.master_addr = c.String(*body, p, "master_addr", false).value_or("");
   request.want_layout = c.Boolean(*body, p, "want_layout", false).value_or(true);
-  request.cwd = c.String(*body, p, "cwd", false).value_or("");
-  request.files = c.StringArray(*body, p, "files", false);
+  if (const json* cwd = c.Member(*body, p, "cwd", false)) {
+    if (std::optional<std::string> bytes = BytesFromJson(*cwd)) request.cwd = std::move(*bytes);
+    else c.Report(p + ".cwd", kBytesExpected);
+  }
+  request.files = BytesArrayFromJson(c, *body, p, "files");
   if (!c.ok()) return c.TakeError();
   return request;
 }

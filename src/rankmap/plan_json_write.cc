@@ -1,6 +1,8 @@
 #include <nlohmann/json.hpp>
 
 #include "rankmap/plan_json.h"
+
+#include "core/json_text.h"
 #include "topolaunch/layout.h"
 
 namespace topolaunch {
@@ -73,7 +75,7 @@ std::string FormatPlanJson(const Plan& plan) {
             {"skipped", skipped},
             {"rails", rails},
             {"notes", plan.notes}};
-  return doc.dump(2) + "\n";
+  return DumpJsonText(doc, 2) + "\n";
 }
 
 }  // namespace topolaunch

@@ -28,10 +28,14 @@ args+=("${extra[@]}")
 
 # The outer timeout is a second line of defence: topolaunch stops itself at
 # --timeout; `timeout` catches anything that still hangs (exit 124/137).
-reason=$(timeout -k 2 $((AUDIT_TIMEOUT + 5)) "$TOPOLAUNCH" "${args[@]}" 2>/tmp/topolaunch-audit.$$.err)
+# stderr goes to a file mktemp makes (O_EXCL, random name, mode 0600): this
+# runs as root, and a predictable name in a world-writable folder lets any
+# user plant a symlink there and have us overwrite the file it points to.
+errfile=$(mktemp "${TMPDIR:-/tmp}/topolaunch-audit.XXXXXXXXXX" 2>/dev/null) || errfile=/dev/null
+reason=$(timeout -k 2 $((AUDIT_TIMEOUT + 5)) "$TOPOLAUNCH" "${args[@]}" 2>"$errfile")
 status=$?
-errors=$(head -c 300 /tmp/topolaunch-audit.$$.err 2>/dev/null | tr '\n' ' ')
-rm -f /tmp/topolaunch-audit.$$.err
+errors=$(head -c 300 "$errfile" 2>/dev/null | tr '\n' ' ')
+[ "$errfile" = /dev/null ] || rm -f -- "$errfile"
 
 drain() {
   # The reason is already one line of safe characters; cut it for sinfo.

@@ -9,7 +9,7 @@
 
 #include "cli/audit_test_util.h"
 #include "cli/cli_test_util.h"
-#include "discover/audit_fake_sysfs.h"
+#include "audit/audit_fake_sysfs.h"
 #include "support/fabric_generator.h"
 
 namespace topolaunch::testing {

@@ -49,8 +49,8 @@ ProcessResult Bind(const Env& env, std::vector<std::string> program, std::vector
 const std::vector<std::string> kShowCpus = {"/bin/grep", "-E", "^(Cpus|Mems)_allowed_list", "/proc/self/status"};
 
 TEST(BindCli, BindsCpusOfTheLocalRank) {
-  if (!NumactlInstalled()) GTEST_SKIP() << "numactl not installed";
-  if (!MayRunOn(0) || !MayRunOn(1)) GTEST_SKIP() << "needs CPUs 0 and 1";
+  ASSERT_TRUE(NumactlInstalled()) << "numactl not installed (bash tests/install_deps.sh build)";
+  if (!MayRunOn(0) || !MayRunOn(1)) GTEST_SKIP() << "the test needs CPUs 0 and 1, and this machine lets it run on fewer";
   for (int rank : {0, 1}) {
     SCOPED_TRACE(rank);
     ProcessResult r = Bind({{"TOPOLAUNCH_BINDINGS", "0/;1/"}, {"LOCAL_RANK", std::to_string(rank)}}, kShowCpus);
@@ -60,8 +60,8 @@ TEST(BindCli, BindsCpusOfTheLocalRank) {
 }
 
 TEST(BindCli, BindsMemoryOfTheLocalRank) {
-  if (!NumactlInstalled()) GTEST_SKIP() << "numactl not installed";
-  if (!std::filesystem::exists("/sys/devices/system/node/node0")) GTEST_SKIP() << "no NUMA node 0";
+  ASSERT_TRUE(NumactlInstalled()) << "numactl not installed (bash tests/install_deps.sh build)";
+  if (!std::filesystem::exists("/sys/devices/system/node/node0")) GTEST_SKIP() << "this machine shows no NUMA node 0 in sysfs";
   // Mems_allowed_list is the cpuset's; numa_maps shows the policy numactl set.
   ProcessResult r = Bind({{"TOPOLAUNCH_BINDINGS", "/0"}, {"LOCAL_RANK", "0"}},
                          {"/bin/grep", "-h", "-m1", "-E", "^Mems_allowed_list|bind:0", "/proc/self/status",

@@ -14,13 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Shared(const std::string& relative) {
-  std::optional<std::string> dir = SharedDataDir();
-  return dir ? *dir + "/" + relative : "";
-}
-
-#define REQUIRE_SHARED_DATA() \
-  if (!SharedDataDir()) GTEST_SKIP() << "shared data folder absent"
+// A file of tests/data: a missing one makes the binary fail, and the test with it.
+std::string Data(const std::string& relative) { return TestDataDir() + "/" + relative; }
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -32,12 +27,11 @@ struct DumpCase {
   std::string unmapped_reason;  // a fragment one unmapped reason must contain ("" = none expected)
 };
 
-class DiscoverSharedDump : public ::testing::TestWithParam<DumpCase> {};
+class DiscoverRealDump : public ::testing::TestWithParam<DumpCase> {};
 
-TEST_P(DiscoverSharedDump, WritesAValidTopology) {
-  REQUIRE_SHARED_DATA();
+TEST_P(DiscoverRealDump, WritesAValidTopology) {
   const DumpCase& c = GetParam();
-  ProcessResult r = RunTopolaunch({"discover", "--fabric", Shared("ibnet/" + c.file)});
+  ProcessResult r = RunTopolaunch({"discover", "--fabric", Data("ibnet/" + c.file)});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   Result<Topology> t = ParseOutput(r);
   ASSERT_TRUE(t.ok()) << t.error().Message();
@@ -55,7 +49,7 @@ TEST_P(DiscoverSharedDump, WritesAValidTopology) {
 
 // Counts read from the files themselves (Switch / Ca records, CA descriptions).
 INSTANTIATE_TEST_SUITE_P(
-    Dumps, DiscoverSharedDump,
+    Dumps, DiscoverRealDump,
     ::testing::Values(DumpCase{"doc-manpage-ibnetdiscover-2sw-4ca.ibnet", 2, 0, 4, "firmware default"},
                       DumpCase{"nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet", 2, 5, 1, "SHARP"},
                       DumpCase{"psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet", 11, 0, 89, "firmware default"},
@@ -69,8 +63,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(DiscoverCli, StageClusterHasDualHomedHostsAndTwoLevels) {
-  REQUIRE_SHARED_DATA();
-  ProcessResult r = RunTopolaunch({"discover", "--fabric", Shared("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet")});
+  ProcessResult r = RunTopolaunch({"discover", "--fabric", Data("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet")});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   Result<Topology> t = ParseOutput(r);
   ASSERT_TRUE(t.ok()) << t.error().Message();
@@ -93,8 +86,7 @@ TEST(DiscoverCli, StageClusterHasDualHomedHostsAndTwoLevels) {
 }
 
 TEST(DiscoverCli, TextAndSlurmFormats) {
-  REQUIRE_SHARED_DATA();
-  std::string dump = Shared("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
+  std::string dump = Data("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
   ProcessResult text = RunTopolaunch({"discover", "--fabric", dump, "--format", "text"});
   ASSERT_EQ(text.exit_code, 0) << text.Describe();
   EXPECT_NE(text.out.find("stage"), std::string::npos);
@@ -104,17 +96,16 @@ TEST(DiscoverCli, TextAndSlurmFormats) {
   EXPECT_NE(slurm.out.find("Nodes="), std::string::npos);
   EXPECT_NE(slurm.out.find("Switches="), std::string::npos);
   // No hosts at all: refuse rather than write an empty topology.conf.
-  ProcessResult empty = RunTopolaunch({"discover", "--fabric", Shared("ibnet/psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet"),
+  ProcessResult empty = RunTopolaunch({"discover", "--fabric", Data("ibnet/psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet"),
                                        "--format", "slurm"});
   EXPECT_EQ(empty.exit_code, 2) << empty.Describe();
   EXPECT_TRUE(empty.out.empty());
 }
 
 TEST(DiscoverCli, NodeNameMapNamesFirmwareDefaultCas) {
-  REQUIRE_SHARED_DATA();
   TempDir dir;
   WriteText(dir.File("map"), "# site map\n0x0008f10403960984 \"compute7 mlx4_0\"\n0x8f10400410015 \"leaf-sw6ib4\"\n");
-  ProcessResult r = RunTopolaunch({"discover", "--fabric", Shared("ibnet/doc-manpage-ibnetdiscover-2sw-4ca.ibnet"),
+  ProcessResult r = RunTopolaunch({"discover", "--fabric", Data("ibnet/doc-manpage-ibnetdiscover-2sw-4ca.ibnet"),
                                    "--node-name-map", dir.File("map")});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   Result<Topology> t = ParseOutput(r);
@@ -163,8 +154,7 @@ TEST(DiscoverCli, MissingFileAndPortsReport) {
   ProcessResult missing = RunTopolaunch({"discover", "--fabric", "/nonexistent/fabric.ibnet"});
   EXPECT_EQ(missing.exit_code, 2) << missing.Describe();
   EXPECT_NE(missing.err.find("/nonexistent/fabric.ibnet"), std::string::npos);
-  REQUIRE_SHARED_DATA();
-  std::string report = Shared("ibnet/plafrim-2016-voltaire-qdr-ibnetdiscover-sp-ports-report.txt");
+  std::string report = Data("ibnet/plafrim-2016-voltaire-qdr-ibnetdiscover-sp-ports-report.txt");
   ProcessResult r = RunTopolaunch({"discover", "--fabric", report});
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_NE(r.err.find(report), std::string::npos);
@@ -183,10 +173,9 @@ TEST(DiscoverCli, InvalidTopologyJsonListsEveryProblem) {
 }
 
 TEST(DiscoverCli, OutputFileIsWrittenWholeOrNotAtAll) {
-  REQUIRE_SHARED_DATA();
   TempDir dir;
   std::string out = dir.File("topology.json");
-  ProcessResult ok = RunTopolaunch({"discover", "--fabric", Shared("ibnet/doc-nvidia-ibdiagpath-2sw-6ca.ibnet"), "-o", out});
+  ProcessResult ok = RunTopolaunch({"discover", "--fabric", Data("ibnet/doc-nvidia-ibdiagpath-2sw-6ca.ibnet"), "-o", out});
   ASSERT_EQ(ok.exit_code, 0) << ok.Describe();
   EXPECT_TRUE(ok.out.empty());
   std::string first = ReadFile(out);
@@ -209,9 +198,8 @@ TEST(DiscoverCli, BadUsageExitsTwo) {
 }
 
 TEST(DiscoverCli, HwlocXmlAndLayoutDir) {
-  REQUIRE_SHARED_DATA();
   ProcessResult one = RunTopolaunch({"discover", "--fabric", "none", "--hwloc-xml",
-                                     Shared("hwloc/jsc-juwels-booster-2xEPYC7402-4xA100-4xHDR.xml")});
+                                     Data("hwloc/jsc-juwels-booster-2xEPYC7402-4xA100-4xHDR.xml")});
   ASSERT_EQ(one.exit_code, 0) << one.Describe();
   Result<Topology> t = ParseOutput(one);
   ASSERT_TRUE(t.ok()) << t.error().Message();
@@ -224,9 +212,9 @@ TEST(DiscoverCli, HwlocXmlAndLayoutDir) {
   // Layouts named after fabric hosts attach to them (symlinks: never copies of the data).
   TempDir dir;
   fs::create_directory(dir.File("layouts"));
-  fs::create_symlink(Shared("hwloc/llnl-lassen-power9-4xV100-4xCX5.xml"), dir.File("layouts/r-dmz-ufm134.xml"));
-  fs::create_symlink(Shared("hwloc/quanta-gh200-1socket-no-io.xml"), dir.File("layouts/r-dcs96.xml"));
-  ProcessResult several = RunTopolaunch({"discover", "--fabric", Shared("ibnet/nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet"),
+  fs::create_symlink(Data("hwloc/llnl-lassen-power9-4xV100-4xCX5.xml"), dir.File("layouts/r-dmz-ufm134.xml"));
+  fs::create_symlink(Data("hwloc/quanta-gh200-1socket-no-io.xml"), dir.File("layouts/r-dcs96.xml"));
+  ProcessResult several = RunTopolaunch({"discover", "--fabric", Data("ibnet/nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet"),
                                          "--layout-dir", dir.File("layouts")});
   ASSERT_EQ(several.exit_code, 0) << several.Describe();
   t = ParseOutput(several);
@@ -248,7 +236,7 @@ TEST(DiscoverCli, WithoutAnHcaAutoWritesTheLocalLayoutAndLiveExitsThree) {
   // This machine has no HCA (and no ibsim preload): --fabric live must fail
   // cleanly with exit 3, --fabric auto must fall back to the layout alone.
   ProcessResult live = RunTopolaunch({"discover", "--fabric", "live", "--timeout", "10"});
-  if (live.exit_code == 0) GTEST_SKIP() << "this machine has a real InfiniBand HCA";
+  if (live.exit_code == 0) GTEST_SKIP() << "this machine has a real InfiniBand HCA: the test needs a machine without one";
   EXPECT_EQ(live.exit_code, 3) << live.Describe();
   EXPECT_NE(live.err.find("topolaunch: error:"), std::string::npos);
   ProcessResult automatic = RunTopolaunch({"discover"});

@@ -206,7 +206,7 @@ TEST_F(RunLocalCliTest, LogDirGetsEachNodesOutputInItsFile) {
 }
 
 TEST_F(RunLocalCliTest, TorchrunJobGetsArgumentsBindingsAndSecretExactly) {
-  if (!HaveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  ASSERT_TRUE(HaveTorch()) << "Debian's python3-torch is not installed (bash tests/install_deps.sh test)";
   std::string script = Write("job.py",
                              "import os, sys\n"
                              "cpus = open('/proc/self/status').read().split('Cpus_allowed_list:')[1].split()[0]\n"
@@ -230,7 +230,7 @@ TEST_F(RunLocalCliTest, TorchrunJobGetsArgumentsBindingsAndSecretExactly) {
 }
 
 TEST_F(RunLocalCliTest, FailingRankFailsTheRunAndNamesIt) {
-  if (!HaveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  ASSERT_TRUE(HaveTorch()) << "Debian's python3-torch is not installed (bash tests/install_deps.sh test)";
   std::string script = Write("fail.py",
                              "import os, sys, time\n"
                              "if os.environ['RANK'] == '1':\n"
@@ -247,7 +247,7 @@ TEST_F(RunLocalCliTest, FailingRankFailsTheRunAndNamesIt) {
 }
 
 TEST_F(RunLocalCliTest, InterruptStopsEverythingWithin5Seconds) {
-  if (!HaveTorch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  ASSERT_TRUE(HaveTorch()) << "Debian's python3-torch is not installed (bash tests/install_deps.sh test)";
   std::string script = Write("sleep.py", "import time\nprint('READY', flush=True)\ntime.sleep(120)\n");
   ProcessSpec spec;
   spec.argv = {TopolaunchBinary()};

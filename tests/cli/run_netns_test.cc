@@ -123,9 +123,10 @@ class RunNetns : public ::testing::Test {
   static void SetUpTestSuite() {
     if (auto why = NetnsTestbed::Unavailable()) return void(skip_ = *why);
     for (const char* program : {kPython, "/usr/bin/torchrun", "/usr/bin/numactl"})
-      if (access(program, X_OK) != 0) return void(skip_ = fmt::format("{} is not installed", program));
+      if (access(program, X_OK) != 0)
+        return void(error_ = fmt::format("{} is not installed (bash tests/install_deps.sh test)", program));
     ProcessResult torch = RunProcess(ProcessSpec{{kPython, "-c", "import torch.distributed"}, {}, "", seconds(60)});
-    if (torch.exit_code != 0) return void(skip_ = "torch is not installed (python3-torch): " + Tail(torch.err, 200));
+    if (torch.exit_code != 0) return void(error_ = "torch is not installed (python3-torch): " + Tail(torch.err, 200));
     suite_dir_ = std::make_unique<TempDir>();
     WriteTopology();
     if (!skip_.empty() || !error_.empty()) return;

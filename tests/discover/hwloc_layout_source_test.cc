@@ -1,5 +1,5 @@
 // HwlocLayoutSource against real hwloc: real machines' XML exports (facts
-// below were read off the XML files and data/hwloc/SOURCES.md), a synthetic
+// below were read off the XML files and tests/data/hwloc/SOURCES.md), a synthetic
 // topology made by lstopo, broken inputs, and the live-versus-XML contract.
 #include "discover/hwloc_layout_source.h"
 
@@ -17,7 +17,7 @@ namespace topolaunch {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::SharedDataDir;
+using testing::TestDataDir;
 using testing::TempDir;
 
 struct ExpectedPath {
@@ -124,10 +124,9 @@ const Nic* FindNic(const HostLayout& l, const std::string& name) {
 class RealMachineXml : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(RealMachineXml, MatchesWhatTheFileSays) {
-  std::optional<std::string> data = SharedDataDir();
-  if (!data) GTEST_SKIP() << "shared data not present";
+  std::string data = TestDataDir();
   const Expected& e = GetParam();
-  Result<HostLayout> loaded = HwlocLayoutSource::FromXmlFile(*data + "/hwloc/" + e.file).LoadLayout();
+  Result<HostLayout> loaded = HwlocLayoutSource::FromXmlFile(data + "/hwloc/" + e.file).LoadLayout();
   ASSERT_TRUE(loaded.ok()) << loaded.error().Message();
   const HostLayout& l = *loaded;
   EXPECT_EQ(l.source, "hwloc-xml:" + e.file);
@@ -182,7 +181,7 @@ TEST_P(RealMachineXml, MatchesWhatTheFileSays) {
   EXPECT_EQ(*back, l);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedData, RealMachineXml, ::testing::ValuesIn(Machines()),
+INSTANTIATE_TEST_SUITE_P(TestData, RealMachineXml, ::testing::ValuesIn(Machines()),
                          [](const ::testing::TestParamInfo<Expected>& info) {
                            std::string name = info.param.file.substr(0, info.param.file.find('.'));
                            for (char& c : name)
@@ -190,22 +189,20 @@ INSTANTIATE_TEST_SUITE_P(SharedData, RealMachineXml, ::testing::ValuesIn(Machine
                            return name;
                          });
 
-TEST(HwlocLayoutSource, EveryFileInTheSharedSetHasExpectations) {
-  std::optional<std::string> data = SharedDataDir();
-  if (!data) GTEST_SKIP() << "shared data not present";
+TEST(HwlocLayoutSource, EveryFileInTheDataSetHasExpectations) {
+  std::string data = TestDataDir();
   std::set<std::string> known;
   for (const Expected& e : Machines()) known.insert(e.file);
-  for (const auto& entry : fs::directory_iterator(*data + "/hwloc")) {
+  for (const auto& entry : fs::directory_iterator(data + "/hwloc")) {
     if (entry.path().extension() != ".xml") continue;
     EXPECT_TRUE(known.count(entry.path().filename().string())) << entry.path();
   }
 }
 
 TEST(HwlocLayoutSource, NicDetailsFromTheXml) {
-  std::optional<std::string> data = SharedDataDir();
-  if (!data) GTEST_SKIP() << "shared data not present";
+  std::string data = TestDataDir();
   auto load = [&](const std::string& file) {
-    Result<HostLayout> l = HwlocLayoutSource::FromXmlFile(*data + "/hwloc/" + file).LoadLayout();
+    Result<HostLayout> l = HwlocLayoutSource::FromXmlFile(data + "/hwloc/" + file).LoadLayout();
     EXPECT_TRUE(l.ok()) << l.error().Message();
     return l.ok() ? *l : HostLayout{};
   };

@@ -1,5 +1,5 @@
 // The libibnetdisc sources against the real thing: ibsim simulating each
-// shared real-world fabric dump, walked by our live source (in
+// real-world fabric dump in tests/data/ibnet, walked by our live source (in
 // live_fabric_probe, started under ibsim-run) and by ibnetdiscover through
 // the same ibsim; and libibnetdisc caches that ibnetdiscover wrote.
 #include "discover/ibnetdisc_fabric_source.h"
@@ -10,6 +10,8 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,23 +27,24 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// The shared ibnetdiscover dumps ibsim can load (the plafrim file is a ports
-// report, not a topology). Empty when the shared data is absent.
-std::vector<std::string> SharedDumpNames() {
+// The ibnetdiscover dumps ibsim can load (the plafrim file is a ports report,
+// not a topology). Empty only when tests/data/ibnet is missing, which
+// DumpsArePresent reports as a failure (this runs before main: no throwing).
+std::vector<std::string> DumpNames() {
   std::vector<std::string> names;
-  std::optional<std::string> data = SharedDataDir();
-  if (!data || !fs::is_directory(*data + "/ibnet")) return names;
-  for (const auto& entry : fs::directory_iterator(*data + "/ibnet"))
+  std::string dir = TestDataDir() + "/ibnet";
+  if (!fs::is_directory(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".ibnet") names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
 
-std::string DumpPath(const std::string& name) { return *SharedDataDir() + "/ibnet/" + name; }
+std::string DumpPath(const std::string& name) { return TestDataDir() + "/ibnet/" + name; }
 
 // The dump ibsim takes longest to walk: the biggest file.
 std::optional<std::string> LargestDump() {
-  std::vector<std::string> names = SharedDumpNames();
+  std::vector<std::string> names = DumpNames();
   if (names.empty()) return std::nullopt;
   return *std::max_element(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
     return fs::file_size(DumpPath(a)) < fs::file_size(DumpPath(b));
@@ -115,7 +118,7 @@ TEST_P(LiveFabricOnDump, CacheWrittenByIbnetdiscoverLoadsLikeTheLiveWalk) {
   EXPECT_TRUE(diffs.empty()) << FirstLines(diffs);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedDumps, LiveFabricOnDump, ::testing::ValuesIn(SharedDumpNames()),
+INSTANTIATE_TEST_SUITE_P(TestData, LiveFabricOnDump, ::testing::ValuesIn(DumpNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(0, info.param.find('.'));
                            std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
@@ -123,15 +126,14 @@ INSTANTIATE_TEST_SUITE_P(SharedDumps, LiveFabricOnDump, ::testing::ValuesIn(Shar
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LiveFabricOnDump);
 
-TEST(LiveFabricOnDump, SharedDumpsArePresent) {
-  if (SharedDumpNames().empty()) GTEST_SKIP() << "no shared data: the per-dump ibsim tests did not run";
-  EXPECT_GE(SharedDumpNames().size(), 5u);
+TEST(LiveFabricOnDump, DumpsArePresent) {
+  EXPECT_GE(DumpNames().size(), 5u) << "tests/data/ibnet is missing dumps: the per-dump ibsim tests did not run";
 }
 
 TEST(IbnetdiscCacheFabricSource, RejectsWhatIsNotACacheAsBadInputNamingTheFile) {
   TempDir dir;
-  std::string real_head;  // the first bytes of a real cache, when ibsim can write one
-  if (SharedDataDir()) {
+  std::string real_head;  // the first bytes of a real cache that ibsim wrote
+  {  // ibsim stops at the end of this block
     std::unique_ptr<IbsimFabric> sim = StartIbsim(DumpPath("doc-manpage-ibnetdiscover-2sw-4ca.ibnet"));
     ASSERT_TRUE(sim);
     ProcessResult written = sim->Run({"ibnetdiscover", "--cache", dir.File("real.cache")});
@@ -148,7 +150,8 @@ TEST(IbnetdiscCacheFabricSource, RejectsWhatIsNotACacheAsBadInputNamingTheFile) 
       {"magic-only", std::string("\x2b\x83\xe7\x8f", 4)},
       {"wrong-version", std::string("\x2b\x83\xe7\x8f\x02\x00\x00\x00", 8) + std::string(40, '\0')},
   };
-  if (!real_head.empty()) cases.push_back({"truncated-real-cache", real_head});
+  ASSERT_FALSE(real_head.empty()) << "ibnetdiscover --cache wrote nothing";
+  cases.push_back({"truncated-real-cache", real_head});
   for (const Case& c : cases) {
     std::string path = dir.File(c.name);
     std::ofstream(path, std::ios::binary) << c.content;
@@ -197,7 +200,7 @@ TEST(IbnetdiscFabricSource, UnderIbsimRunWithNoIbsimIsUnavailableAtOnce) {
 TEST(IbnetdiscFabricSource, WithoutAnHcaIsUnavailableNamingThePortAskedFor) {
   std::error_code ec;
   if (fs::exists("/sys/class/infiniband", ec) && !fs::is_empty("/sys/class/infiniband", ec))
-    GTEST_SKIP() << "this machine has an InfiniBand device";
+    GTEST_SKIP() << "this machine has an InfiniBand HCA: the test needs a machine without one";
   LiveFabricOptions options;
   options.ca = "mlx5_7";
   options.port = 2;
@@ -211,24 +214,40 @@ TEST(IbnetdiscFabricSource, WithoutAnHcaIsUnavailableNamingThePortAskedFor) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
 }
 
+// ibsim itself panics ("sim_ctl_new_client: can't connect to in socket")
+// when a client exits between asking to connect and ibsim answering, which
+// a walk abandoned after 1 ms can do on a loaded machine. That is ibsim's
+// race, not a wedge: such an attempt is run again on a fresh ibsim.
+bool IbsimLostAVanishedClient(const IbsimFabric& sim) {
+  return sim.Log().find("sim_ctl_new_client: can't connect") != std::string::npos;
+}
+
 TEST(IbnetdiscFabricSource, TinyTimeoutOnTheLargestDumpEndsPromptly) {
   std::optional<std::string> largest = LargestDump();
-  if (!largest) GTEST_SKIP() << "no shared data";
-  std::unique_ptr<IbsimFabric> sim = StartIbsim(DumpPath(*largest));
-  ASSERT_TRUE(sim);
-  for (const char* timeout_ms : {"1", "3", "10"}) {
-    ProcessResult probe = RunProbe(*sim, {"live", timeout_ms}, seconds(60));
-    ASSERT_FALSE(probe.timed_out) << "timeout " << timeout_ms << " ms: " << probe.Describe();
-    ProbeOutput out = ReadProbeOutput(probe.out);
-    if (out.fabric) continue;  // a fast machine may finish in time: fine
-    std::string context = fmt::format("timeout {} ms: {}; stdout: {}", timeout_ms, probe.Describe(), probe.out);
-    EXPECT_EQ(out.error_code, "kTimeout") << context;
-    EXPECT_EQ(probe.exit_code, 3) << context;
-    EXPECT_LT(probe.seconds, 10) << context;
+  ASSERT_TRUE(largest) << "no .ibnet dump in tests/data/ibnet";
+  for (int attempt = 1;; ++attempt) {
+    std::unique_ptr<IbsimFabric> sim = StartIbsim(DumpPath(*largest));
+    ASSERT_TRUE(sim);
+    std::vector<std::string> failures;
+    for (const char* timeout_ms : {"1", "3", "10"}) {
+      ProcessResult probe = RunProbe(*sim, {"live", timeout_ms}, seconds(60));
+      ASSERT_FALSE(probe.timed_out) << "timeout " << timeout_ms << " ms: " << probe.Describe();
+      ProbeOutput out = ReadProbeOutput(probe.out);
+      if (out.fabric) continue;  // a fast machine may finish in time: fine
+      std::string context = fmt::format("timeout {} ms: {}; stdout: {}", timeout_ms, probe.Describe(), probe.out);
+      if (out.error_code != "kTimeout") failures.push_back("error code " + out.error_code + ", not kTimeout; " + context);
+      if (probe.exit_code != 3) failures.push_back("exit status not 3; " + context);
+      if (probe.seconds >= 10) failures.push_back("not prompt; " + context);
+    }
+    // ibsim is still usable afterwards: the abandoned walks did not wedge it.
+    ProcessResult after = RunProbe(*sim, {"live"});
+    if (!ReadProbeOutput(after.out).fabric)
+      failures.push_back("ibsim unusable afterwards: " + after.Describe() + "; ibsim: " + Tail(sim->Log()));
+    if (failures.empty()) return;
+    if (attempt < 3 && IbsimLostAVanishedClient(*sim)) continue;
+    for (const std::string& failure : failures) ADD_FAILURE() << failure;
+    return;
   }
-  // ibsim is still usable afterwards: the abandoned walks did not wedge it.
-  ProcessResult after = RunProbe(*sim, {"live"});
-  EXPECT_TRUE(ReadProbeOutput(after.out).fabric) << after.Describe() << "; ibsim: " << Tail(sim->Log());
 }
 
 }  // namespace

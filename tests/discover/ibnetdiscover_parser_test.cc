@@ -1,4 +1,4 @@
-// ParseIbnetdiscover on real dumps (../shared/data/ibnet) and on the forms
+// ParseIbnetdiscover on real dumps (tests/data/ibnet) and on the forms
 // of the format that real dumps and ibsim net files use. Bad input is in
 // ibnetdiscover_parser_errors_test.cc.
 #include "discover/ibnetdiscover_parser.h"
@@ -60,15 +60,12 @@ void ExpectSymmetric(const Fabric& fabric) {
   }
 }
 
-std::string ReadShared(const std::string& name) {
-  std::optional<std::string> dir = topolaunch::testing::SharedDataDir();
-  if (!dir) return {};
-  Result<std::string> text = ReadTextFile(*dir + "/ibnet/" + name);
+// A real dump from tests/data/ibnet; a missing file fails the test.
+std::string ReadDump(const std::string& name) {
+  Result<std::string> text = ReadTextFile(topolaunch::testing::TestDataDir() + "/ibnet/" + name);
+  if (!text) ADD_FAILURE() << text.error().Message();
   return text ? *text : std::string();
 }
-
-#define SKIP_WITHOUT_SHARED_DATA(text) \
-  if ((text).empty()) GTEST_SKIP() << "shared data (../shared/data/ibnet) not available"
 
 struct DumpCase {
   std::string file;
@@ -79,8 +76,8 @@ class RealDumps : public ::testing::TestWithParam<DumpCase> {};
 
 TEST_P(RealDumps, NodeCountsMatchRecordsAndIbsim) {
   const DumpCase& c = GetParam();
-  std::string text = ReadShared(c.file);
-  SKIP_WITHOUT_SHARED_DATA(text);
+  std::string text = ReadDump(c.file);
+  ASSERT_FALSE(text.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(text, c.file);
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   int switches = 0, cas = 0;
@@ -92,7 +89,7 @@ TEST_P(RealDumps, NodeCountsMatchRecordsAndIbsim) {
   ExpectSymmetric(*fabric);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shared, RealDumps,
+INSTANTIATE_TEST_SUITE_P(TestData, RealDumps,
                          ::testing::Values(DumpCase{"stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet", 8, 144},
                                            DumpCase{"psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet", 11, 89},
                                            DumpCase{"nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet", 2, 13},
@@ -108,8 +105,8 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealDumps,
                          });
 
 TEST(RealDumpFacts, NvidiaLabSharpNodeLoopbacksAndLids) {
-  std::string text = ReadShared("nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet");
-  SKIP_WITHOUT_SHARED_DATA(text);
+  std::string text = ReadDump("nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet");
+  ASSERT_FALSE(text.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(text, "lab");
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   const FabricNode* sharp = fabric->FindNode(0xb8599f0300fc6dec);
@@ -139,8 +136,8 @@ TEST(RealDumpFacts, NvidiaLabSharpNodeLoopbacksAndLids) {
 }
 
 TEST(RealDumpFacts, ManpageExampleKeepsEachSidesWidth) {
-  std::string text = ReadShared("doc-manpage-ibnetdiscover-2sw-4ca.ibnet");
-  SKIP_WITHOUT_SHARED_DATA(text);
+  std::string text = ReadDump("doc-manpage-ibnetdiscover-2sw-4ca.ibnet");
+  ASSERT_FALSE(text.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(text, "man");
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   const FabricNode* isr = fabric->FindNode(0x5442ba00003080);
@@ -159,9 +156,9 @@ TEST(RealDumpFacts, ManpageExampleKeepsEachSidesWidth) {
 }
 
 TEST(RealDumpFacts, HashInsideDescriptionAndJunkFirstLine) {
-  std::string psmn = ReadShared("psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet");
-  std::string nvidia = ReadShared("doc-nvidia-ibdiagpath-2sw-6ca.ibnet");
-  SKIP_WITHOUT_SHARED_DATA(psmn);
+  std::string psmn = ReadDump("psmn-x5-2020-voltaire4036-qdr-11sw-89ca.ibnet");
+  std::string nvidia = ReadDump("doc-nvidia-ibdiagpath-2sw-6ca.ibnet");
+  ASSERT_FALSE(psmn.empty() || nvidia.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(psmn, "psmn");
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   EXPECT_EQ(fabric->FindNode(0x8f10500108c5c)->description, "Voltaire 4036 # 4036-8C5C");
@@ -172,8 +169,8 @@ TEST(RealDumpFacts, HashInsideDescriptionAndJunkFirstLine) {
 }
 
 TEST(RealDumpFacts, Gb200SingleCaWithoutLinks) {
-  std::string text = ReadShared("gb200-isolated-single-ca-0sw-1ca.ibnet");
-  SKIP_WITHOUT_SHARED_DATA(text);
+  std::string text = ReadDump("gb200-isolated-single-ca-0sw-1ca.ibnet");
+  ASSERT_FALSE(text.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(text, "gb200");
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   ASSERT_EQ(fabric->nodes.size(), 1u);
@@ -188,9 +185,9 @@ std::string WithoutCr(std::string text) {
 }
 
 TEST(RealDumpFacts, CrlfBomAndJunkPrefixParseLikeThePlainFile) {
-  std::string crlf = ReadShared("quantum-hdr-2019-60sw-2ca-crlf.ibnet");
-  std::string man = ReadShared("doc-manpage-ibnetdiscover-2sw-4ca.ibnet");
-  SKIP_WITHOUT_SHARED_DATA(crlf);
+  std::string crlf = ReadDump("quantum-hdr-2019-60sw-2ca-crlf.ibnet");
+  std::string man = ReadDump("doc-manpage-ibnetdiscover-2sw-4ca.ibnet");
+  ASSERT_FALSE(crlf.empty() || man.empty());
   ASSERT_NE(crlf.find("\r\n"), std::string::npos);
   Result<Fabric> with_cr = ParseIbnetdiscover(crlf, "q");
   Result<Fabric> without_cr = ParseIbnetdiscover(WithoutCr(crlf), "q");
@@ -207,8 +204,8 @@ TEST(RealDumpFacts, CrlfBomAndJunkPrefixParseLikeThePlainFile) {
 }
 
 TEST(RealDumpFacts, PortsReportIsRecognized) {
-  std::string text = ReadShared("plafrim-2016-voltaire-qdr-ibnetdiscover-sp-ports-report.txt");
-  SKIP_WITHOUT_SHARED_DATA(text);
+  std::string text = ReadDump("plafrim-2016-voltaire-qdr-ibnetdiscover-sp-ports-report.txt");
+  ASSERT_FALSE(text.empty());
   Result<Fabric> fabric = ParseIbnetdiscover(text, "plafrim.txt");
   ASSERT_FALSE(fabric.ok());
   EXPECT_EQ(fabric.error().code, ErrorCode::kBadInput);

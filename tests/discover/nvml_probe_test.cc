@@ -25,7 +25,7 @@ bool HasNvmlLibrary() {
 }
 
 TEST(NvmlProbe, WithoutADriverSaysSoAndChangesNothing) {
-  if (HasNvmlLibrary()) GTEST_SKIP() << "this machine has libnvidia-ml.so.1";
+  if (HasNvmlLibrary()) GTEST_SKIP() << "this machine has an NVIDIA driver (libnvidia-ml.so.1): the test needs one without";
   HostLayout layout = SampleLayout();
   NvmlFacts facts = ProbeNvml(layout);
   EXPECT_EQ(facts.status, "no NVIDIA driver");
@@ -34,7 +34,7 @@ TEST(NvmlProbe, WithoutADriverSaysSoAndChangesNothing) {
 }
 
 TEST(NvmlProbe, WithADriverAnswersAndKeepsTheInventory) {
-  if (!HasNvmlLibrary()) GTEST_SKIP() << "no libnvidia-ml.so.1 here";
+  if (!HasNvmlLibrary()) GTEST_SKIP() << "no NVIDIA driver here (libnvidia-ml.so.1): the test needs one";
   HostLayout layout = SampleLayout();
   NvmlFacts facts = ProbeNvml(layout);
   if (facts.status == "ok") {

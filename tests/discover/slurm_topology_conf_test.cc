@@ -105,8 +105,7 @@ void ExpectSlurmReads(const std::string& conf) {
 class SlurmTopologyConf : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!SlurmController::Available())
-      GTEST_SKIP() << "slurmctld is not installed (apt-get install --no-install-recommends slurmctld)";
+    ASSERT_TRUE(SlurmController::Available()) << "slurmctld/scontrol not installed (bash tests/install_deps.sh test)";
   }
 };
 
@@ -132,8 +131,6 @@ TEST_F(SlurmTopologyConf, HandBuiltFabricsAreAccepted) {
 }
 
 TEST_F(SlurmTopologyConf, RealFabricDumpsAreAccepted) {
-  std::optional<std::string> data = SharedDataDir();
-  if (!data) GTEST_SKIP() << "shared data not found";
   // The stage cluster has dual-homed hosts; the lab fabric names its
   // switches "MF0;...", has a SHARP node and loop-back cables; the Quantum
   // mesh has 60 switches of one name, three levels and many parents each.
@@ -141,7 +138,7 @@ TEST_F(SlurmTopologyConf, RealFabricDumpsAreAccepted) {
                            "nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet",
                            "doc-nvidia-ibdiagpath-2sw-6ca.ibnet", "quantum-hdr-2019-60sw-2ca-crlf.ibnet"}) {
     SCOPED_TRACE(file);
-    Result<std::string> text = ReadTextFile(*data + "/ibnet/" + file);
+    Result<std::string> text = ReadTextFile(TestDataDir() + "/ibnet/" + file);
     ASSERT_TRUE(text.ok()) << text.error().Message();
     Result<Fabric> fabric = ParseIbnetdiscover(*text, file);
     ASSERT_TRUE(fabric.ok()) << fabric.error().Message();

@@ -124,9 +124,7 @@ TEST(SlurmTopologyConf, HeaderWithoutGeneratedFields) {
 }
 
 Result<std::string> ConfForDump(const std::string& file) {
-  std::optional<std::string> data = testing::SharedDataDir();
-  if (!data) return Error(ErrorCode::kUnavailable, file, "no shared data");
-  Result<std::string> text = ReadTextFile(*data + "/ibnet/" + file);
+  Result<std::string> text = ReadTextFile(testing::TestDataDir() + "/ibnet/" + file);
   if (!text.ok()) return text.take_error();
   Result<Fabric> fabric = ParseIbnetdiscover(*text, file);
   if (!fabric.ok()) return fabric.take_error();
@@ -134,7 +132,6 @@ Result<std::string> ConfForDump(const std::string& file) {
 }
 
 TEST(SlurmTopologyConf, RealDumpWithDualHomedHostsAndAHostedSpine) {
-  if (!testing::SharedDataDir()) GTEST_SKIP() << "shared data not found";
   Result<std::string> conf = ConfForDump("stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
   ASSERT_TRUE(conf.ok()) << conf.error().Message();
   // ib7 is a spine with two storage hosts on it: a leaf by the topology's levels.
@@ -144,7 +141,6 @@ TEST(SlurmTopologyConf, RealDumpWithDualHomedHostsAndAHostedSpine) {
 }
 
 TEST(SlurmTopologyConf, RealDumpWithOnlyFirmwareDescriptionsHasNothingToWrite) {
-  if (!testing::SharedDataDir()) GTEST_SKIP() << "shared data not found";
   Result<std::string> conf = ConfForDump("doc-manpage-ibnetdiscover-2sw-4ca.ibnet");
   ASSERT_FALSE(conf.ok()) << *conf;
   EXPECT_NE(conf.error().Message().find("nothing to write"), std::string::npos) << conf.error().Message();

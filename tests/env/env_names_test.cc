@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -11,28 +10,20 @@
 namespace topolaunch {
 namespace {
 
-std::optional<std::filesystem::path> SharedNamesFile() {
-  std::filesystem::path beside = std::filesystem::path(TOPOLAUNCH_SOURCE_DIR).parent_path() / "shared" / "nccl-real-names.txt";
-  if (std::filesystem::exists(beside)) return beside;
-  if (auto data = testing::SharedDataDir()) {
-    std::filesystem::path above = std::filesystem::path(*data).parent_path() / "nccl-real-names.txt";
-    if (std::filesystem::exists(above)) return above;
-  }
-  return std::nullopt;
-}
-
-TEST(EnvNames, NcclPartEqualsTheSharedList) {
-  std::optional<std::filesystem::path> file = SharedNamesFile();
-  if (!file) GTEST_SKIP() << "../shared/nccl-real-names.txt not present";
-  std::set<std::string> shared;
-  std::ifstream in(*file);
+// The names NCCL reads (tests/data/nccl/SOURCES.md says where they come from).
+TEST(EnvNames, NcclPartEqualsTheListNcclReads) {
+  const std::string file = testing::TestDataDir() + "/nccl/nccl-real-names.txt";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file << " is missing";
+  std::set<std::string> nccl_reads;
   for (std::string line; std::getline(in, line);)
-    if (!line.empty()) shared.insert(line);
+    if (!line.empty()) nccl_reads.insert(line);
+  ASSERT_FALSE(nccl_reads.empty()) << file << " is empty";
   std::set<std::string> ours;
   for (std::string_view name : RealVariableNames())
     if (name.starts_with("NCCL_")) ours.insert(std::string(name));
-  for (const std::string& name : ours) EXPECT_TRUE(shared.count(name)) << name << " is listed but NCCL does not read it";
-  for (const std::string& name : shared) EXPECT_TRUE(ours.count(name)) << name << " is read by NCCL but missing";
+  for (const std::string& name : ours) EXPECT_TRUE(nccl_reads.count(name)) << name << " is listed but NCCL does not read it";
+  for (const std::string& name : nccl_reads) EXPECT_TRUE(ours.count(name)) << name << " is read by NCCL but missing";
 }
 
 TEST(EnvNames, EveryListedNameIsFoundByLookup) {

@@ -91,8 +91,7 @@ struct RealHost {
 };
 
 TEST(EnvRealLayouts, EnvAndNcclTopologyFromRealMachines) {
-  std::optional<std::string> data = testing::SharedDataDir();
-  if (!data) GTEST_SKIP() << "../shared/data not present";
+  const std::string data = testing::TestDataDir();
   const RealHost hosts[] = {
       {"jsc-juwels-booster-2xEPYC7402-4xA100-4xHDR.xml", "jwb0004", {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"},
        "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1", 4},
@@ -103,7 +102,7 @@ TEST(EnvRealLayouts, EnvAndNcclTopologyFromRealMachines) {
   };
   for (const RealHost& real : hosts) {
     SCOPED_TRACE(real.file);
-    Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(*data + "/hwloc/" + real.file).LoadLayout();
+    Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(data + "/hwloc/" + real.file).LoadLayout();
     ASSERT_TRUE(layout.ok()) << layout.error().Message();
     testing::HandTopology t;
     Guid leaf = 0x100;
@@ -149,10 +148,9 @@ TEST(EnvRealLayouts, EnvAndNcclTopologyFromRealMachines) {
 }
 
 TEST(EnvRealLayouts, NoIoLayoutGivesCpusOnly) {
-  std::optional<std::string> data = testing::SharedDataDir();
-  if (!data) GTEST_SKIP() << "../shared/data not present";
-  Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(*data + "/hwloc/quanta-gh200-1socket-no-io.xml").LoadLayout();
-  ASSERT_TRUE(layout.ok());
+  Result<HostLayout> layout =
+      HwlocLayoutSource::FromXmlFile(testing::TestDataDir() + "/hwloc/quanta-gh200-1socket-no-io.xml").LoadLayout();
+  ASSERT_TRUE(layout.ok()) << layout.error().Message();
   Result<std::string> xml = FormatNcclTopoXml(*layout, {}, FabricKind::kTcp);
   ASSERT_TRUE(xml.ok());
   testing::NcclXmlReader reader;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/launch_printers.h"
 
@@ -28,6 +29,19 @@ TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
   auto env = parsed->command.env;
   std::sort(env.begin(), env.end());
   EXPECT_EQ(env, message.command.env);
+}
+
+// Arguments, values and folders are bytes: a Latin-1 file name must reach
+// the script unchanged, and the line must stay valid UTF-8 JSON.
+TEST(LaunchMessage, CarriesBytesThatAreNotUtf8Unchanged) {
+  LaunchMessage message;
+  message.command = {{"python3", "caf\xE9.txt", "\xFF", "ok \xC3\xA9"}, {{"LABEL", "r\xE9sum\xE9"}}, "/data/caf\xE9"};
+  std::string line = FormatLaunchMessage(message);
+  EXPECT_TRUE(nlohmann::json::accept(line)) << "the line must be valid JSON (UTF-8): " << line;
+  EXPECT_NE(line.find(R"("ok é")"), std::string::npos) << "valid UTF-8 stays a plain string: " << line;
+  Result<LaunchMessage> parsed = ParseLaunchMessage(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
+  EXPECT_EQ(parsed->command, message.command);
 }
 
 TEST(LaunchMessage, DefaultsForOptionalFields) {
@@ -63,7 +77,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "launch message: $.grace_ms"}},
         BadCase{R"({"argv":["x"],"heartbeat_ms":"5"})", {"launch message: $.heartbeat_ms"}},
         BadCase{R"({"argv":["x"],"heartbeat_ms":3600001})", {"launch message: $.heartbeat_ms"}},
-        BadCase{R"([1])", {"launch message: $"}}));
+        BadCase{R"([1])", {"launch message: $"}},
+        BadCase{R"({"argv":["x",{"hex":"4"},3],"env":{"A":{"hex":"zz"}},"cwd":{"b":"00"}})",
+                {"launch message: $.argv[1]", "launch message: $.argv[2]", "launch message: $.env.A",
+                 "launch message: $.cwd"}}));
 
 TEST(FakeExecutor, RecordsRequestsAndStops) {
   testing::FakeExecutor fake;

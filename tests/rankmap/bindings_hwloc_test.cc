@@ -1,4 +1,4 @@
-// Bindings on real machines' layouts (hwloc XML from ../shared/data/hwloc),
+// Bindings on real machines' layouts (hwloc XML from tests/data/hwloc),
 // loaded through the real hwloc source.
 #include <dirent.h>
 
@@ -16,9 +16,7 @@ namespace {
 
 std::vector<std::string> XmlFiles() {
   std::vector<std::string> files;
-  std::optional<std::string> dir = testing::SharedDataDir();
-  if (!dir) return files;
-  std::string hwloc = *dir + "/hwloc";
+  std::string hwloc = testing::TestDataDir() + "/hwloc";
   if (DIR* d = opendir(hwloc.c_str())) {
     while (dirent* e = readdir(d)) {
       std::string name = e->d_name;
@@ -40,7 +38,7 @@ const NumaNode* Numa(const HostLayout& l, int os_index) {
 // any NIC to that GPU.
 TEST(BindingsOnRealLayouts, EveryRankStaysOnItsNumaNodeWithTheNearestNic) {
   std::vector<std::string> files = XmlFiles();
-  if (files.empty()) GTEST_SKIP() << "shared data (../shared/data/hwloc) not available";
+  ASSERT_GE(files.size(), 5u) << "tests/data/hwloc is missing its XML files";
   for (const std::string& file : files) {
     Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(file).LoadLayout();
     ASSERT_TRUE(layout.ok()) << file << ": " << layout.error().Message();
@@ -50,7 +48,9 @@ TEST(BindingsOnRealLayouts, EveryRankStaysOnItsNumaNodeWithTheNearestNic) {
     std::set<int> used;
     for (const RankBinding& r : b->ranks) {
       SCOPED_TRACE(file + " rank " + std::to_string(r.local_rank));
-      if (!layout->gpus.empty()) EXPECT_EQ(r.gpu, layout->gpus[r.local_rank].pci_bus_id);
+      if (!layout->gpus.empty()) {
+        EXPECT_EQ(r.gpu, layout->gpus[r.local_rank].pci_bus_id);
+      }
       ASSERT_TRUE(r.numa.has_value());
       const NumaNode* node = Numa(*layout, *r.numa);
       ASSERT_NE(node, nullptr);
@@ -74,8 +74,6 @@ TEST(BindingsOnRealLayouts, EveryRankStaysOnItsNumaNodeWithTheNearestNic) {
 
 // Named expectations on machines whose wiring is documented.
 TEST(BindingsOnRealLayouts, KnownMachines) {
-  std::optional<std::string> dir = testing::SharedDataDir();
-  if (!dir) GTEST_SKIP() << "shared data not available";
   struct Case {
     std::string file;
     std::vector<std::string> nics;    // per local rank
@@ -90,8 +88,8 @@ TEST(BindingsOnRealLayouts, KnownMachines) {
        {"0-9,40-49", "10-19,50-59", "20-29,60-69", "30-39,70-79"}},
   };
   for (const Case& c : cases) {
-    Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(*dir + "/hwloc/" + c.file).LoadLayout();
-    if (!layout.ok()) GTEST_SKIP() << c.file << " not available";
+    Result<HostLayout> layout = HwlocLayoutSource::FromXmlFile(testing::TestDataDir() + "/hwloc/" + c.file).LoadLayout();
+    ASSERT_TRUE(layout.ok()) << layout.error().Message();
     Result<HostBindings> b = ComputeBindings(&*layout, "h", {4, std::nullopt, {}});
     ASSERT_TRUE(b.ok()) << c.file;
     for (size_t i = 0; i < c.nics.size(); ++i) {

@@ -206,7 +206,7 @@ TEST_P(GeneratedFabrics, ParseToTheCountsAndCablingTheyPromise) {
 }
 
 TEST_P(GeneratedFabrics, IbsimRediscoversTheSameFabric) {
-  if (!IbsimInstalled()) GTEST_SKIP() << "ibsim/ibsim-run not installed (Debian: ibsim-utils)";
+  ASSERT_TRUE(IbsimInstalled()) << "ibsim/ibsim-run not installed (bash tests/install_deps.sh test)";
   const GeneratedFabric& g = GetParam().fabric;
   Result<Fabric> written = ParseIbnetdiscover(g.netfile, GetParam().name);
   ASSERT_TRUE(written.ok()) << written.error().Message();
@@ -253,14 +253,12 @@ TEST(GeneratedFabricShapes, IbsimFlagsGrowWithTheFabric) {
 
 // The parser against the simulator on files nobody generated.
 TEST(IbsimContract, RealDumpsParseAsIbsimReportsThem) {
-  if (!IbsimInstalled()) GTEST_SKIP() << "ibsim/ibsim-run not installed (Debian: ibsim-utils)";
-  std::optional<std::string> data = SharedDataDir();
-  if (!data) GTEST_SKIP() << "shared data (../shared/data/ibnet) not available";
+  ASSERT_TRUE(IbsimInstalled()) << "ibsim/ibsim-run not installed (bash tests/install_deps.sh test)";
   // The man page example has cables whose two ends print different widths.
   for (auto [file, rates] : {std::pair{"doc-manpage-ibnetdiscover-2sw-4ca.ibnet", false},
                              std::pair{"nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet", true},
                              std::pair{"stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet", true}}) {
-    Result<std::string> text = ReadTextFile(*data + "/ibnet/" + file);
+    Result<std::string> text = ReadTextFile(TestDataDir() + "/ibnet/" + file);
     ASSERT_TRUE(text.ok()) << text.error().Message();
     Result<Fabric> written = ParseIbnetdiscover(*text, file);
     Result<Fabric> found = RoundTripThroughIbsim(*text, {});
@@ -271,7 +269,7 @@ TEST(IbsimContract, RealDumpsParseAsIbsimReportsThem) {
 }
 
 TEST(IbsimContract, HandWrittenIbsimNetFileGetsIbsimsGuids) {
-  if (!IbsimInstalled()) GTEST_SKIP() << "ibsim/ibsim-run not installed (Debian: ibsim-utils)";
+  ASSERT_TRUE(IbsimInstalled()) << "ibsim/ibsim-run not installed (bash tests/install_deps.sh test)";
   std::string net =
       "Switch\t8 \"Switch1\"\n[1]\t\"Hca1\"[1]\n[2]\t\"Hca2\"[1]\n\n"
       "Hca\t2 \"Hca1\"\n[1]\t\"Switch1\"[1]\n\nHca\t2 \"Hca2\"\n[1]\t\"Switch1\"[2]\n";

@@ -26,15 +26,16 @@ namespace topolaunch::testing {
 
 class NetnsTestbed {
  public:
-  /// Why a testbed cannot be built here (not root, no `ip netns`, no sshd,
-  /// no ssh-keygen, no nsenter/unshare), or nullopt when it can: tests
-  /// GTEST_SKIP with this reason.
+  /// Why this machine cannot hold a testbed (not root, or a kernel without
+  /// `ip netns`), or nullopt when it can: tests GTEST_SKIP with this reason.
+  /// A missing package (sshd, ssh-keygen, nsenter, unshare) is no reason:
+  /// Start fails naming it.
   static std::optional<std::string> Unavailable();
 
   /// Brings up `nodes` nodes named node1..nodeN at 10.200.0.2.. . Extra
   /// `sshd -o` options (e.g. "MaxStartups=100") apply to every sshd.
-  /// Errors: kUnavailable naming the step that failed (what was built so far
-  /// is torn down).
+  /// Errors: kUnavailable naming the missing program or the step that failed
+  /// (what was built so far is torn down).
   static Result<std::unique_ptr<NetnsTestbed>> Start(int nodes, std::vector<std::string> sshd_options = {});
   ~NetnsTestbed();
   NetnsTestbed(const NetnsTestbed&) = delete;

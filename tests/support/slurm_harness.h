@@ -21,7 +21,7 @@ std::string FindProgram(const std::string& name);
 class Scontrol {
  public:
   Scontrol();
-  /// False when scontrol is not installed (tests then GTEST_SKIP).
+  /// False when scontrol is not installed (tests then fail).
   bool available() const { return !path_.empty(); }
   /// Runs `scontrol args...` with SLURM_CONF pointing at the private config.
   ProcessResult Run(const std::vector<std::string>& args) const;

@@ -6,14 +6,7 @@
 
 namespace topolaunch::testing {
 
-std::optional<std::string> SharedDataDir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("TOPOLAUNCH_SHARED_DATA"); env && *env && fs::is_directory(env))
-    return std::string(env);
-  fs::path beside = fs::path(TOPOLAUNCH_SOURCE_DIR).parent_path() / "shared" / "data";
-  if (fs::is_directory(beside)) return beside.string();
-  return std::nullopt;
-}
+std::string TestDataDir() { return TOPOLAUNCH_SOURCE_DIR "/tests/data"; }
 
 std::string TopolaunchBinary() { return TOPOLAUNCH_BINARY; }
 

@@ -1,14 +1,14 @@
-// Where tests find the shared real-world data and the topolaunch binary.
+// Where tests find their real-world data and the topolaunch binary.
 #pragma once
 
-#include <optional>
 #include <string>
 
 namespace topolaunch::testing {
 
-/// The shared data folder (`../shared/data` beside the source tree, or
-/// $TOPOLAUNCH_SHARED_DATA), or nullopt when absent: tests then GTEST_SKIP.
-std::optional<std::string> SharedDataDir();
+/// The test data folder in this source tree (`tests/data`: real hwloc XML,
+/// ibnetdiscover dumps and NCCL's variable names, each folder with its
+/// SOURCES). Always there: a test whose file is missing fails, never skips.
+std::string TestDataDir();
 
 /// Path of the built topolaunch binary.
 std::string TopolaunchBinary();

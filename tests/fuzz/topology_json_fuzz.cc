@@ -1,0 +1,18 @@
+// topology.json is copied between machines and edited by hand; what the
+// validating reader accepts must write back and read back the same.
+#include "fuzz/fuzz_check.h"
+#include "topolaunch/topology_json.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace topolaunch;
+  Result<Topology> topology = ParseTopologyJson(fuzz::AsText(data, size), "fuzz.json");
+  if (!topology.ok()) {
+    fuzz::Check(!topology.error().problems.empty(), "an error names at least one problem");
+    return 0;
+  }
+  std::string once = FormatTopologyJson(*topology);
+  Result<Topology> back = ParseTopologyJson(once, "fuzz-again.json");
+  fuzz::Check(back.ok(), "what was accepted writes back readable");
+  if (back.ok()) fuzz::Check(FormatTopologyJson(*back) == once, "the second write equals the first");
+  return 0;
+}
