@@ -56,6 +56,11 @@ void Untrack(void* p) {
 
 }  // namespace
 
+// GCC sees free() inside the replaced operator delete as a mismatch with
+// the replaced operator new; both are ours and both use malloc.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(size_t size) {
   void* p = std::malloc(size ? size : 1);
   if (!p) throw std::bad_alloc();
@@ -70,6 +75,7 @@ void operator delete(void* p, size_t) noexcept {
   Untrack(p);
   std::free(p);
 }
+#pragma GCC diagnostic pop
 
 using namespace topolaunch;
 using namespace topolaunch::testing;

@@ -90,7 +90,9 @@ int RunSimgridBench() {
   TempDir dir;
   std::ofstream(dir.File("allreduce.c")) << kProgram;
   std::ofstream(dir.File("platform.xml")) << Platform();
-  ProcessResult cc = RunProcess({{"smpicc", "-O1", dir.File("allreduce.c"), "-o", dir.File("allreduce")}});
+  ProcessSpec compile;
+  compile.argv = {"smpicc", "-O1", dir.File("allreduce.c"), "-o", dir.File("allreduce")};
+  ProcessResult cc = RunProcess(compile);
   if (cc.exit_code != 0) {
     fmt::print("  skipped: smpicc failed: {}\n", cc.Describe());
     return 0;

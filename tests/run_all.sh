@@ -34,7 +34,10 @@ cmake --build "$asan" -j "$(nproc)" -- topolaunch topolaunch_tests topolaunch_sy
 took "sanitizer build" "$start"
 # verify_asan_link_order=0: the ibsim tests preload umad2sim before the
 # ASan runtime. Leaks are reported and fail the test like any other error.
-export ASAN_OPTIONS=verify_asan_link_order=0:abort_on_error=0:detect_leaks=1
+# tests/sanitizers/ holds the two reports from other projects' libraries
+# (ibsim's umad2sim, libibnetdisc), each with its evidence.
+export ASAN_OPTIONS=verify_asan_link_order=0:abort_on_error=0:detect_leaks=1:suppressions=$PWD/tests/sanitizers/asan.supp
+export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 start=$SECONDS
 (cd "$asan" && ctest --output-on-failure --no-tests=error -j "$(nproc)" --timeout 900)

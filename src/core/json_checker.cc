@@ -154,6 +154,14 @@ Result<json> ParseJsonText(std::string_view text, std::string_view file_name) {
     if (size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
     return Error(ErrorCode::kBadInput, fmt::format("{}:{}:{}", file_name, line, column),
                  "not valid JSON: " + what);
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e99999"): out_of_range.406, thrown
+    // by the parser without a position.
+    std::string what = e.what();
+    if (size_t bracket = what.find("] "); what.starts_with("[json.exception.") && bracket != std::string::npos)
+      what = what.substr(bracket + 2);
+    if (what.size() > 120) what = what.substr(0, 117) + "...";
+    return Error(ErrorCode::kBadInput, std::string(file_name), "not valid JSON: " + what);
   }
 }
 

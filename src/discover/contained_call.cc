@@ -89,6 +89,10 @@ Result<std::string> CallInChildProcess(const std::function<std::string()>& work,
     return Error(ErrorCode::kUnavailable, "fork", std::strerror(e));
   }
   if (pid == 0) {
+    // A crash in the child is the child's death by that signal, whatever
+    // handler this process installed (a sanitizer's turns SIGSEGV into an
+    // exit status and a report nobody reads).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
     // What the library says as it dies (an assert's text) comes back in the error.
     dup2(errors[1], STDERR_FILENO);
     close(answer[0]);

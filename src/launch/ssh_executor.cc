@@ -22,9 +22,12 @@
 #include "launch/ssh_executor.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <random>
@@ -82,6 +85,24 @@ struct SshExecutorState {
 };
 
 namespace {
+
+// Runs one libssh2 teardown step to its end. On a non-blocking session a
+// step returns EAGAIN while its packet cannot go out (a full socket, a
+// peer that floods us), and a free that returns EAGAIN frees nothing. The
+// step gets a second; then the socket is shut, so that every send and
+// receive fails at once and the step finishes and frees what it holds.
+void FinishStep(int fd, bool cut, const std::function<int()>& step) {
+  Clock::time_point limit = Clock::now() + milliseconds(1000);
+  for (int after_cut = 0; step() == LIBSSH2_ERROR_EAGAIN && fd >= 0 && after_cut < 100; after_cut += cut ? 1 : 0) {
+    if (!cut && Clock::now() >= limit) {
+      shutdown(fd, SHUT_RDWR);
+      cut = true;
+      continue;
+    }
+    pollfd p{fd, POLLIN, 0};
+    poll(&p, 1, 10);
+  }
+}
 
 class SshCommand : public RunningCommand {
  public:
@@ -151,11 +172,14 @@ class SshCommand : public RunningCommand {
   void WakePump() {
     if (wake_[1] >= 0) (void)!write(wake_[1], "", 1);
   }
-  void Close() {
-    if (channel_) libssh2_channel_free(channel_), channel_ = nullptr;
+  // Frees the channel and the session. `cut`: the connection was given up
+  // or lost, so the socket is shut first (see FinishStep).
+  void Close(bool cut = false) {
+    if (cut && fd_ >= 0) shutdown(fd_, SHUT_RDWR);
+    if (channel_) FinishStep(fd_, cut, [this] { return libssh2_channel_free(channel_); }), channel_ = nullptr;
     if (session_) {
-      libssh2_session_disconnect(session_, "topolaunch: done");
-      libssh2_session_free(session_), session_ = nullptr;
+      FinishStep(fd_, cut, [this] { return libssh2_session_disconnect(session_, "topolaunch: done"); });
+      FinishStep(fd_, cut, [this] { return libssh2_session_free(session_); }), session_ = nullptr;
     }
     if (fd_ >= 0) close(fd_), fd_ = -1;
   }
@@ -213,7 +237,7 @@ void SshCommand::Run(const Target& target) {
     return Finish(LostConnection());
   }
   ExitInfo info = Pump();
-  Close();
+  Close(info.connection_lost);
   Finish(info);
 }
 

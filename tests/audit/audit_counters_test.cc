@@ -56,7 +56,9 @@ TEST_P(AuditCounterReasons, JudgesValueOrIncrease) {
   std::vector<std::string> r =
       CounterReasons(c.now, c.before ? &*c.before : nullptr, c.before ? 2.0 : 0.0, DefaultCounterThresholds());
   ASSERT_EQ(r.size(), c.reasons) << c.name;
-  if (c.reasons > 0) EXPECT_NE(r[0].find(c.fragment), std::string::npos) << r[0];
+  if (c.reasons > 0) {
+    EXPECT_NE(r[0].find(c.fragment), std::string::npos) << r[0];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

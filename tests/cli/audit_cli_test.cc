@@ -93,7 +93,9 @@ TEST(AuditIbsim, ReportsExactlyTheInjectedFaults) {
   };
   EXPECT_EQ(SeriousFindings(doc), expected) << r.out;
   for (const json& f : doc["findings"])
-    if (f["check"] == "link_down") EXPECT_EQ(f["port"], 5) << f.dump();
+    if (f["check"] == "link_down") {
+      EXPECT_EQ(f["port"], 5) << f.dump();
+    }
 
   ProcessResult prolog = fabric.ibsim->Run({TopolaunchBinary(), "audit", "--fabric", "live", "--prolog"});
   EXPECT_EQ(prolog.exit_code, 1) << prolog.Describe();

@@ -22,7 +22,7 @@ using testing::RunTopolaunch;
 using Env = std::vector<std::pair<std::string, std::string>>;
 
 bool NumactlInstalled() {
-  ProcessResult found = testing::RunProcess({{"/bin/sh", "-c", "command -v numactl"}});
+  ProcessResult found = testing::RunProcess({{"/bin/sh", "-c", "command -v numactl"}, {}, "", std::chrono::seconds(10)});
   return found.exit_code == 0;
 }
 

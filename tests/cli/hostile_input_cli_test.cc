@@ -67,7 +67,9 @@ TEST(HostileInput, BytesThatAreNotUtf8BecomeReplacementCharactersInValidJson) {
     ProcessResult c = RunTopolaunch(args);
     EXPECT_EQ(c.term_signal, 0) << args[0] << " " << args.back() << ": " << c.Describe();
     EXPECT_TRUE(c.exit_code >= 0 && c.exit_code <= 3) << args[0] << ": " << c.Describe();
-    if (args.back() == "--json" || args.back() == "json") EXPECT_TRUE(IsValidUtf8(c.out)) << args[0];
+    if (args.back() == "--json" || args.back() == "json") {
+      EXPECT_TRUE(IsValidUtf8(c.out)) << args[0];
+    }
   }
 }
 

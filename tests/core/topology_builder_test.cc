@@ -25,7 +25,7 @@ class FabricBuilder {
   }
   void Port(Guid node, int port, Guid peer, int peer_port, const std::string& width, const std::string& speed) {
     for (FabricNode& n : fabric_.nodes)
-      if (n.guid == node) n.ports.push_back({port, node + static_cast<Guid>(port), 0, width, speed, "", PortRef{peer, peer_port}});
+      if (n.guid == node) n.ports.push_back({port, node + static_cast<Guid>(port), 0, width, speed, "", PortRef{peer, peer_port}, "", ""});
   }
   Fabric fabric_;
 };
@@ -185,7 +185,9 @@ TEST_P(WhyNotAHost, Classifies) {
   const DescriptionCase& c = GetParam();
   std::optional<std::string> why = WhyNotAHostDescription(c.description);
   EXPECT_EQ(!why.has_value(), c.is_host) << c.description;
-  if (why) EXPECT_NE(why->find(c.reason_fragment), std::string::npos) << *why;
+  if (why) {
+    EXPECT_NE(why->find(c.reason_fragment), std::string::npos) << *why;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -121,6 +121,16 @@ TEST(TopologyJson, SyntaxErrorNamesLineAndColumn) {
   EXPECT_EQ(truncated.error().code, ErrorCode::kBadInput);
 }
 
+// A number no double holds: nlohmann throws out_of_range (not parse_error)
+// for it, and that too is bad input, never an abort.
+TEST(TopologyJson, ANumberTooLargeIsBadInputNotACrash) {
+  Result<Topology> back = ParseTopologyJson(R"({"schema": "topolaunch.topology/1", "generated": 1e99999})", "t.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(back.error().problems[0].where, "t.json");
+  EXPECT_EQ(back.error().problems[0].what, "not valid JSON: number overflow parsing '1e99999'");
+}
+
 TEST(TopologyJson, NotAnObject) {
   Result<Topology> back = ParseTopologyJson("[1,2]", "t.json");
   ASSERT_FALSE(back.ok());

@@ -11,9 +11,12 @@ Plan TwoNodePlan() {
   Plan plan;
   plan.nproc_per_node = 2;
   plan.world_size = 4;
-  plan.nodes.push_back({.host = "node7", .node_rank = 0, .first_rank = 0});
-  plan.nodes.push_back({.host = "node3", .node_rank = 1, .first_rank = 2});
-  plan.nodes[1].local = {{.local_rank = 0, .numa = 0, .cpus = {0, 1}}, {.local_rank = 1, .numa = 1, .cpus = {2, 3}}};
+  plan.nodes.resize(2);
+  plan.nodes[0].host = "node7", plan.nodes[0].node_rank = 0, plan.nodes[0].first_rank = 0;
+  plan.nodes[1].host = "node3", plan.nodes[1].node_rank = 1, plan.nodes[1].first_rank = 2;
+  plan.nodes[1].local.resize(2);
+  plan.nodes[1].local[0].local_rank = 0, plan.nodes[1].local[0].numa = 0, plan.nodes[1].local[0].cpus = {0, 1};
+  plan.nodes[1].local[1].local_rank = 1, plan.nodes[1].local[1].numa = 1, plan.nodes[1].local[1].cpus = {2, 3};
   return plan;
 }
 

@@ -201,7 +201,6 @@ TEST(LocalExecutor, ManyAtOnceKeepTheirOwnOutput) {
   LocalExecutor executor;
   std::vector<LaunchRequest> requests;
   for (int i = 0; i < 16; ++i) requests.push_back({"", {{"sh", "-c", "for k in 1 2 3; do echo " + std::to_string(i) + "; done"}}});
-  std::mutex mutex;
   std::vector<std::vector<std::string>> lines(requests.size());
   std::vector<StartResult> started = executor.StartAll(requests, [&](size_t index, OutputStream, std::string_view line) {
     lines[index].emplace_back(line);  // the executor serializes sink calls

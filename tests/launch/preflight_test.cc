@@ -58,7 +58,7 @@ PreflightReply MinimalReply() {
 }
 
 PreflightRequest WithFolderAndFiles() {
-  PreflightRequest request{{"torchrun"}, 29500, "node1", true};
+  PreflightRequest request{{"torchrun"}, 29500, "node1", true, "", {}};
   request.cwd = "/srv/my job";
   request.files = {"train.py", "/abs/eval.py"};
   return request;
@@ -77,9 +77,9 @@ TEST_P(PreflightRequestRoundTrip, ParsesWhatItFormats) {
 
 INSTANTIATE_TEST_SUITE_P(Table, PreflightRequestRoundTrip,
                          ::testing::Values(PreflightRequest{},
-                                           PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true},
-                                           PreflightRequest{{}, 0, "10.0.0.1", false},
-                                           PreflightRequest{{"x"}, 65535, "", true}, WithFolderAndFiles()));
+                                           PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true, "", {}},
+                                           PreflightRequest{{}, 0, "10.0.0.1", false, "", {}},
+                                           PreflightRequest{{"x"}, 65535, "", true, "", {}}, WithFolderAndFiles()));
 
 class PreflightReplyRoundTrip : public ::testing::TestWithParam<PreflightReply> {};
 
