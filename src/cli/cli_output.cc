@@ -9,15 +9,20 @@
 
 namespace topolaunch::cli {
 
+bool PrintTo(std::FILE* stream, std::string_view text) {
+  bool ok = std::fwrite(text.data(), 1, text.size(), stream) == text.size();
+  return std::fflush(stream) == 0 && ok;
+}
+
 int ReportError(const Error& error) {
   for (const Problem& p : error.problems) {
-    if (p.where.empty()) fmt::print(stderr, "topolaunch: error: {}\n", p.what);
-    else fmt::print(stderr, "topolaunch: error: {}: {}\n", p.where, p.what);
+    if (p.where.empty()) PrintTo(stderr, fmt::format("topolaunch: error: {}\n", p.what));
+    else PrintTo(stderr, fmt::format("topolaunch: error: {}: {}\n", p.where, p.what));
   }
   return ExitStatusFor(error.code);
 }
 
-void Note(std::string_view text) { fmt::print(stderr, "topolaunch: note: {}\n", text); }
+void Note(std::string_view text) { PrintTo(stderr, fmt::format("topolaunch: note: {}\n", text)); }
 
 int WriteOutput(const std::string& output_path, std::string_view data) {
   if (output_path.empty() || output_path == "-") {

@@ -1,12 +1,17 @@
 // What every subcommand shares: printing errors, writing its data.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
 #include "topolaunch/result.h"
 
 namespace topolaunch::cli {
+
+/// Writes `text` to `stream` and flushes it. False when that failed (a
+/// closed pipe, a full disk); never throws (fmt::print would).
+bool PrintTo(std::FILE* stream, std::string_view text);
 
 /// Prints each problem as "topolaunch: error: <where>: <what>" on stderr and
 /// returns the exit status SPEC.md assigns to the error's code.

@@ -2,6 +2,7 @@
 //
 // main() is a list of subcommands; each lives in its own file.
 #include <algorithm>
+#include <exception>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -39,6 +40,11 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "topolaunch: run takes no `--`: give its options, then SCRIPT and the script's arguments\n");
     fmt::print(stderr, "Run 'topolaunch --help' or 'topolaunch <command> --help'.\n");
     return 2;
+  } catch (const std::exception& e) {
+    // The last resort, after every destructor on the way has run (a run's
+    // nodes are stopped by then): a message and exit 3, never abort().
+    topolaunch::cli::PrintTo(stderr, fmt::format("topolaunch: error: internal: {}\n", e.what()));
+    return 3;
   }
   return exit_status;
 }

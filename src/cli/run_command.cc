@@ -41,7 +41,7 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   cmd->add_option("--torchrun", flags->torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")
       ->capture_default_str();
   cmd->add_option("--python", flags->python, "Python interpreter on the nodes")->capture_default_str();
-  cmd->add_option("--master-addr", flags->master_addr, "address the nodes reach rank 0 at (default: the first node's host name)");
+  cmd->add_option("--master-addr", flags->master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
   cmd->add_option("--master-port", flags->master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("--env", flags->env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
       ->allow_extra_args(false);

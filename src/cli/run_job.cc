@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@
 #include "launch/job_env.h"
 #include "launch/job_spec.h"
 #include "launch/local_executor.h"
+#include "launch/queued_printer.h"
 #include "launch/run_report.h"
 #include "launch/run_session.h"
 #include "launch/ssh_executor.h"
@@ -185,25 +187,31 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   return job;
 }
 
-std::unique_ptr<Executor> MakeExecutor(const RunFlags& flags, bool local, Status& status) {
-  if (local) return std::make_unique<LocalExecutor>();
-  Result<SshOptions> ssh = ReadSshSetup({flags.accept_new_host_keys, Millis(flags.connect_timeout_s), flags.ssh_config, flags.known_hosts});
-  if (!ssh.ok()) {
-    status = ssh.take_error();
-    return nullptr;
-  }
-  return std::make_unique<SshExecutor>(std::move(ssh).value());
+std::unique_ptr<Executor> MakeExecutor(const std::optional<SshOptions>& ssh) {
+  if (!ssh) return std::make_unique<LocalExecutor>();
+  return std::make_unique<SshExecutor>(*ssh);
+}
+
+// The master address when none is given: the name the first node is
+// reached at, as ~/.ssh/config resolves its alias (HostName), else the
+// host name itself. The preflight checks that every node resolves it.
+std::string DefaultMasterAddress(const std::optional<SshOptions>& ssh, const std::string& first_host) {
+  if (!ssh) return first_host;
+  SshHostSettings settings = ResolveSshHost(ssh->config, first_host, ssh->home, ssh->local_user);
+  return settings.host_name && !settings.host_name->empty() ? *settings.host_name : first_host;
 }
 
 // Every node's problems (start failures, then the preflight's judgement).
 // A node that was not asked for its layout is judged on the topology.json's.
 std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Job& job, const std::vector<SessionNode>& nodes,
-                                                 std::vector<NodePreflight>& preflight, size_t& bad) {
+                                                 std::vector<NodePreflight>& preflight, const std::string& master_addr,
+                                                 size_t& bad) {
   PreflightExpectations expect;
   expect.nproc_per_node = flags.nproc_per_node;
   expect.require_gpus = !flags.no_gpus;
   expect.master_host = nodes.front().host;
   expect.master_port = job.spec.master_port;
+  expect.master_addr = master_addr;
   std::vector<std::vector<std::string>> problems(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     const TopologyHost* known = job.topology.FindHost(nodes[i].host);
@@ -211,6 +219,16 @@ std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Jo
       reply->gpus = static_cast<int>(known->layout->gpus.size());
     if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
     else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, preflight[i].received_ms, expect);
+  }
+  std::vector<std::string> hosts;
+  std::vector<const PreflightReply*> replies;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    hosts.push_back(nodes[i].host);
+    replies.push_back(preflight[i].reply ? &*preflight[i].reply : nullptr);
+  }
+  std::vector<std::string> same = SameMachineProblems(hosts, replies);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!same[i].empty()) problems[i].push_back(same[i]);
     bad += problems[i].empty() ? 0 : 1;
   }
   return problems;
@@ -252,6 +270,14 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
 
   std::vector<SessionNode> nodes;
   for (const PlanNode& node : order->nodes) nodes.push_back({node.host, node.node_rank});
+  std::optional<SshOptions> ssh;
+  if (!job.local) {
+    Result<SshOptions> read =
+        ReadSshSetup({flags.accept_new_host_keys, Millis(flags.connect_timeout_s), flags.ssh_config, flags.known_hosts});
+    if (!read.ok()) return ReportError(read.error());
+    ssh = std::move(read).value();
+  }
+  if (job.spec.master_addr.empty() && !nodes.empty()) job.spec.master_addr = DefaultMasterAddress(ssh, nodes.front().host);
   std::string master_addr = MasterAddress(job.spec, *order);
   bool want_layout = false;
   for (const SessionNode& node : nodes) {
@@ -272,9 +298,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   options.heartbeat = job.spec.heartbeat;
   options.now_ms = NowUnixMs;
 
-  Status executor_status = Ok{};
-  std::unique_ptr<Executor> executor = MakeExecutor(flags, job.local, executor_status);
-  if (!executor) return ReportError(executor_status.error());
+  std::unique_ptr<Executor> executor = MakeExecutor(ssh);
   std::unique_ptr<LinePrinter> printer;
   if (!flags.log_dir.empty()) {
     auto opened = LogDirPrinter::Open(flags.log_dir, nodes);
@@ -286,7 +310,10 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   }
 
   CatchStopSignals();
-  RunSession session(*executor, nodes, options, *printer);
+  // Lines go through a bounded queue: a stalled terminal drops lines, never
+  // heartbeats (the executors' threads carry both).
+  QueuedLinePrinter queued(*printer, [](std::string_view text) { Note(text); });
+  RunSession session(*executor, nodes, options, queued);
   Note(fmt::format("preflight on {} node(s)", nodes.size()));
   std::vector<NodePreflight> preflight = session.Preflight(g_stop);
   if (g_stop) {
@@ -295,11 +322,12 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     return 130;
   }
   size_t bad = 0;
-  std::vector<std::vector<std::string>> problems = JudgeNodes(flags, job, nodes, preflight, bad);
+  std::vector<std::vector<std::string>> problems = JudgeNodes(flags, job, nodes, preflight, master_addr, bad);
   if (bad) {
     session.Abort();
-    fmt::print(stderr, "topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad, nodes.size(),
-               FormatPreflightProblems(nodes, problems));
+    queued.Finish();
+    PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad,
+                                nodes.size(), FormatPreflightProblems(nodes, problems)));
     return 3;
   }
 
@@ -317,14 +345,16 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   const std::vector<LaunchMessage>& messages = *launches;
   if (flags.dry_run) {
     session.Abort();
-    fmt::print("{}", FormatDryRun(*plan, messages));
+    queued.Finish();
+    if (!PrintTo(stdout, FormatDryRun(*plan, messages))) return ReportError(Error(ErrorCode::kUnavailable, "stdout", "write failed"));
     return 0;
   }
   Note(fmt::format("starting {} rank(s) on {} node(s), master {}:{}", plan->world_size, nodes.size(), master_addr,
                    job.spec.master_port));
   SessionReport report = session.Launch(messages, g_stop);
   auto wall = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
-  fmt::print(stderr, "{}", FormatRunSummary(*plan, report, wall));
+  queued.Finish();  // every line before the summary
+  PrintTo(stderr, FormatRunSummary(*plan, report, wall));
   if (report.interrupted) return 130;
   return report.first_failure ? 1 : 0;
 }

@@ -46,15 +46,18 @@ std::string FormatCpuList(const std::vector<int>& cpus) {
 }
 
 Result<std::vector<int>> ParseCpuList(std::string_view text, std::string_view where) {
-  // Bounded: a cpulist names at most this many CPUs, so "0-999999999" cannot
-  // make us allocate gigabytes.
+  // Bounded: CPU numbers stay below kMaxCpu, and the ranges are merged
+  // before they are expanded, so neither "0-999999999" nor "0-1048575"
+  // repeated a thousand times can make us allocate more than kMaxCpu ints.
   constexpr int kMaxCpu = 1 << 20;
-  std::vector<int> cpus;
   auto bad = [&](std::string_view why) {
     return Error(ErrorCode::kBadInput, std::string(where),
-                 fmt::format("invalid CPU list \"{}\": {} (expected e.g. \"0-15,32-47\")", text, why));
+                 fmt::format("invalid CPU list \"{}\": {} (expected e.g. \"0-15,32-47\")",
+                             text.size() > 80 ? std::string(text.substr(0, 80)) + "..." : std::string(text), why));
   };
+  std::vector<int> cpus;
   if (text.empty()) return cpus;
+  std::vector<std::pair<int, int>> ranges;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
@@ -72,12 +75,14 @@ Result<std::vector<int>> ParseCpuList(std::string_view text, std::string_view wh
       return bad(fmt::format("\"{}\" is not a range", item));
     }
     if (lo < 0 || hi < lo || hi >= kMaxCpu) return bad(fmt::format("range \"{}\" out of order or too large", item));
-    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+    ranges.emplace_back(lo, hi);
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::sort(ranges.begin(), ranges.end());
+  int next = 0;  // CPUs below this are already in `cpus`
+  for (auto [lo, hi] : ranges)
+    for (int c = std::max(lo, next); c <= hi; ++c) cpus.push_back(c), next = c + 1;
   return cpus;
 }
 

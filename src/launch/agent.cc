@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,6 +63,19 @@ void WriteAll(int fd, std::string_view data) {
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return;  // the reader is gone; the stop follows from stdin's EOF
     data.remove_prefix(static_cast<size_t>(put));
+  }
+}
+
+// The agent is a subreaper: processes the job leaves behind (a daemon, a
+// subshell's child) become its children when their parent ends. Each is
+// reaped when it exits, so no zombie stays for the length of the job. The
+// command itself is reaped by its executor: it is only looked at (WNOWAIT),
+// and while it waits to be reaped, the others wait the next pass.
+void ReapOrphans(pid_t command) {
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0 || info.si_pid == command) return;
+    waitpid(info.si_pid, nullptr, WNOHANG);
   }
 }
 
@@ -130,11 +144,13 @@ Result<int> RunAgent(const AgentStreams& streams) {
       signalfd_siginfo info;
       if (read(signal_fd, &info, sizeof info) == sizeof info) stop = true;
     }
+    ReapOrphans(command.ProcessId());
   }
   // Stopped, or ended with leftovers (daemons it started): nothing stays.
   StopProcessTree(getpid(), message->grace);
   if (!ended) ended = command.Wait(message->grace + milliseconds(3000));
   if (!ended) ended = command.Stop(milliseconds(0));
+  ReapOrphans(-1);
   if (signal_fd >= 0) close(signal_fd);
   return StatusOf(*ended);
 }

@@ -40,19 +40,58 @@ void StdinQueue::MarkClosed() {
   queued_.clear();
 }
 
-void LineSplitter::Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit) {
-  pending_.append(bytes);
-  size_t start = 0;
-  for (size_t nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
-    emit(std::string_view(pending_).substr(start, nl - start));
-    start = nl + 1;
+void LineSplitter::Append(std::string_view part, const std::function<void(std::string_view)>& emit) {
+  if (part.empty()) return;
+  after_cr_ = false;
+  if (cutting_) return;
+  if (pending_.size() + part.size() <= max_line_) {
+    pending_.append(part);
+    return;
   }
-  pending_.erase(0, start);
+  pending_.append(part.substr(0, max_line_ - pending_.size()));
+  // Do not end inside a UTF-8 character: drop the bytes of an unfinished one.
+  size_t end = pending_.size();
+  size_t back = 0;  // continuation bytes at the end
+  while (back < 3 && back < end && (static_cast<unsigned char>(pending_[end - 1 - back]) & 0xC0) == 0x80) ++back;
+  if (back < end) {
+    auto lead = static_cast<unsigned char>(pending_[end - 1 - back]);
+    size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (length > back + 1) pending_.resize(end - 1 - back);
+  }
+  pending_.append(kCutMarker);
+  emit(pending_);
+  pending_.clear();
+  cutting_ = true;
+}
+
+void LineSplitter::Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit) {
+  while (!bytes.empty()) {
+    size_t end = bytes.find_first_of("\r\n");
+    if (end == std::string_view::npos) {
+      Append(bytes, emit);
+      return;
+    }
+    char terminator = bytes[end];
+    bool empty = end == 0 && pending_.empty() && !cutting_;
+    Append(bytes.substr(0, end), emit);
+    bytes.remove_prefix(end + 1);
+    if (empty && (after_cr_ || terminator == '\r')) {
+      // "\r\n" ends one line, and a '\r' that starts a redraw ends none.
+      after_cr_ = terminator == '\r';
+      continue;
+    }
+    if (!cutting_) emit(pending_);
+    pending_.clear();
+    cutting_ = false;
+    after_cr_ = terminator == '\r';
+  }
 }
 
 void LineSplitter::Flush(const std::function<void(std::string_view)>& emit) {
-  if (!pending_.empty()) emit(pending_);
+  if (!pending_.empty() && !cutting_) emit(pending_);
   pending_.clear();
+  cutting_ = false;
+  after_cr_ = false;
 }
 
 }  // namespace topolaunch

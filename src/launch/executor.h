@@ -68,6 +68,9 @@ class RunningCommand {
   /// Closes the command's stdin (EOF; `topolaunch agent` reads it as
   /// "stop", or before a launch as "do not start"). Idempotent.
   virtual void CloseStdin() = 0;
+  /// The command's process id on this machine (LocalExecutor), -1 when it
+  /// runs elsewhere.
+  virtual int ProcessId() const { return -1; }
 };
 
 using StartResult = Result<std::unique_ptr<RunningCommand>>;
@@ -119,16 +122,28 @@ class StdinQueue {
   bool close_requested_ = false;
 };
 
-/// Splits a byte stream into lines for an OutputSink.
+/// Splits a byte stream into lines for an OutputSink, in bounded memory
+/// and linear time. A line ends at '\n', or at '\r' (so that progress bars
+/// that redraw with '\r' show; "\r\n" is one end). A line longer than
+/// `max_line` bytes is cut there (at a UTF-8 character boundary) and
+/// marked with kCutMarker; the rest of it is dropped.
 class LineSplitter {
  public:
-  /// Appends `bytes` and calls `emit` for each line completed.
+  static constexpr size_t kDefaultMaxLine = size_t{1} << 20;
+  static constexpr std::string_view kCutMarker = " [topolaunch: line cut, longer than the limit]";
+  explicit LineSplitter(size_t max_line = kDefaultMaxLine) : max_line_(max_line) {}
+  /// Consumes `bytes` and calls `emit` for each line completed.
   void Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit);
   /// Emits the unterminated tail, if any.
   void Flush(const std::function<void(std::string_view)>& emit);
 
  private:
-  std::string pending_;
+  void Append(std::string_view part, const std::function<void(std::string_view)>& emit);
+
+  size_t max_line_;
+  std::string pending_;    ///< the current line so far, at most max_line_ bytes
+  bool cutting_ = false;   ///< the current line was cut: drop up to its end
+  bool after_cr_ = false;  ///< the last line ended with '\r': a '\n' next ends nothing
 };
 
 }  // namespace topolaunch

@@ -100,26 +100,108 @@ EnvList MergeEnv(const EnvList& base, const EnvList& overrides) {
   return merged;
 }
 
-bool IsSecretName(std::string_view name) {
-  static constexpr std::string_view kWords[] = {"TOKEN", "SECRET",  "PASSWORD", "PASSWD", "PASSPHRASE",
-                                                "CREDENTIAL", "CREDENTIALS", "PRIVATE", "COOKIE", "AUTH", "KEY"};
-  std::string upper(name);
+namespace {
+
+std::string Upper(std::string_view text) {
+  std::string upper(text);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
+}  // namespace
+
+bool IsSecretName(std::string_view name) {
+  // A word that is one of these, or ends with one of the first group
+  // (SSHPASS, MYSQLPWD, WANDBAPIKEY, MY_APITOKEN).
+  static constexpr std::string_view kEndings[] = {"TOKEN",  "SECRET",  "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
+                                                  "CREDENTIALS", "PRIVATE", "COOKIE", "PASS",  "PWD",        "APIKEY"};
+  static constexpr std::string_view kWords[] = {"AUTH", "KEY", "PAT", "DSN", "WEBHOOK"};
+  // Names whose values carry credentials as a whole.
+  static constexpr std::string_view kParts[] = {"CONNECTION_STRING", "CONNECTIONSTRING", "DATABASE_URL", "WEBHOOK_URL"};
+  std::string upper = Upper(name);
+  if (upper == "PWD" || upper == "OLDPWD") return false;  // the shell's folders
+  for (std::string_view part : kParts)
+    if (upper.find(part) != std::string::npos) return true;
   size_t start = 0;
   while (start <= upper.size()) {
     size_t end = upper.find('_', start);
     if (end == std::string::npos) end = upper.size();
     std::string_view word = std::string_view(upper).substr(start, end - start);
+    for (std::string_view secret : kEndings)
+      if (word.ends_with(secret)) return true;
     for (std::string_view secret : kWords)
-      if (word == secret || (word.size() > secret.size() && word.ends_with(secret) && secret != "KEY" && secret != "AUTH"))
-        return true;
+      if (word == secret) return true;
     start = end + 1;
   }
   return false;
 }
 
+std::string MaskUrlCredentials(std::string_view text) {
+  std::string out;
+  size_t pos = 0;
+  for (size_t scheme = text.find("://"); scheme != std::string_view::npos; scheme = text.find("://", pos)) {
+    size_t authority = scheme + 3;
+    size_t authority_end = text.find_first_of("/?#\" \t", authority);
+    if (authority_end == std::string_view::npos) authority_end = text.size();
+    size_t at = text.rfind('@', authority_end == 0 ? 0 : authority_end - 1);
+    out.append(text.substr(pos, authority - pos));
+    pos = authority;
+    if (at == std::string_view::npos || at < authority || at >= authority_end) continue;
+    // user:password@ keeps the user; a lone token@ is masked whole.
+    size_t colon = text.find(':', authority);
+    if (colon != std::string_view::npos && colon < at) out.append(text.substr(authority, colon + 1 - authority));
+    out += "****";
+    pos = at;
+  }
+  out.append(text.substr(pos));
+  // Query parameters with secret names: ?token=...&sig=...
+  size_t query = out.find('?');
+  while (query != std::string::npos) {
+    size_t name_start = query + 1;
+    size_t equals = out.find('=', name_start);
+    size_t next = out.find_first_of("&# \t", name_start);
+    if (equals != std::string::npos && (next == std::string::npos || equals < next) &&
+        IsSecretName(std::string_view(out).substr(name_start, equals - name_start))) {
+      size_t value_end = next == std::string::npos ? out.size() : next;
+      out.replace(equals + 1, value_end - equals - 1, "****");
+      next = out.find_first_of("&# \t", equals + 1);
+    }
+    query = next != std::string::npos && out[next] == '&' ? next : std::string::npos;
+  }
+  return out;
+}
+
 std::string DisplayValue(std::string_view name, std::string_view value) {
-  return IsSecretName(name) ? std::string("****") : std::string(value);
+  return IsSecretName(name) ? std::string("****") : MaskUrlCredentials(value);
+}
+
+namespace {
+
+// "api_key" for "--api-key=..." or "--api-key"; "" when not an option.
+std::string OptionName(std::string_view argument) {
+  if (!argument.starts_with("--") || argument.size() == 2) return "";
+  size_t equals = argument.find('=');
+  std::string option(argument.substr(2, equals == std::string_view::npos ? equals : equals - 2));
+  for (char& c : option)
+    if (c == '-') c = '_';
+  return option;
+}
+
+}  // namespace
+
+std::vector<std::string> DisplayArguments(const std::vector<std::string>& argv) {
+  std::vector<std::string> shown;
+  bool value_is_secret = false;  // the argument before was `--secret-name` alone
+  for (const std::string& argument : argv) {
+    std::string option = OptionName(argument);
+    size_t equals = argument.find('=');
+    if (value_is_secret && option.empty() && argument != "--") shown.push_back("****");
+    else if (!option.empty() && equals != std::string::npos && IsSecretName(option))
+      shown.push_back(argument.substr(0, equals + 1) + "****");
+    else shown.push_back(MaskUrlCredentials(argument));
+    value_is_secret = !option.empty() && equals == std::string::npos && IsSecretName(option);
+  }
+  return shown;
 }
 
 }  // namespace topolaunch

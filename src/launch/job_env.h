@@ -33,13 +33,26 @@ Result<EnvList> ParseEnvOptions(const std::vector<std::string>& items, const Env
 /// Later entries win; the result keeps each name once, at its first place.
 EnvList MergeEnv(const EnvList& base, const EnvList& overrides);
 
-/// True for names that by convention hold secrets: they contain TOKEN,
-/// SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, PRIVATE, COOKIE,
-/// AUTH or KEY as a word (`HF_TOKEN`, `WANDB_API_KEY`, `AWS_SECRET_ACCESS_KEY`;
-/// not `MONKEY` or `KEYBOARD_LAYOUT`), case-insensitive.
+/// True for names that by convention hold secrets, case-insensitive: a
+/// word (between '_') that ends with TOKEN, SECRET, PASSWORD, PASSWD,
+/// PASSPHRASE, CREDENTIAL(S), PRIVATE, COOKIE, PASS, PWD or APIKEY
+/// (`HF_TOKEN`, `SSHPASS`, `MYSQL_PWD`, `WANDB_APIKEY`), or is AUTH, KEY,
+/// PAT, DSN or WEBHOOK (`WANDB_API_KEY`, `GITHUB_PAT`, `SENTRY_DSN`; not
+/// `MONKEY`, `KEYBOARD_LAYOUT`, `PWD`), or a name holding CONNECTION_STRING,
+/// DATABASE_URL or WEBHOOK_URL.
 bool IsSecretName(std::string_view name);
 
-/// The value for display: "****" for secret names, else the value.
+/// `text` with the credentials of every URL in it masked
+/// (`https://user:****@host`, `https://****@host`) and the values of query
+/// parameters with secret names (`?token=****`).
+std::string MaskUrlCredentials(std::string_view text);
+
+/// The value for display: "****" for secret names, else the value with URL
+/// credentials masked.
 std::string DisplayValue(std::string_view name, std::string_view value);
+
+/// A command line for display: the values of options with secret names
+/// masked (`--api-key=****`, `--api-key ****`), URL credentials masked.
+std::vector<std::string> DisplayArguments(const std::vector<std::string>& argv);
 
 }  // namespace topolaunch

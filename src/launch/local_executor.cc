@@ -105,6 +105,8 @@ class LocalCommand : public RunningCommand {
     WakePump();
   }
 
+  int ProcessId() const override { return pid_; }
+
  private:
   void Pump(int in_fd, int out_fd, int err_fd, std::string data, bool close_stdin);
   // A full wake pipe already means "wake up".

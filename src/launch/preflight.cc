@@ -7,6 +7,7 @@
 #include "launch/preflight.h"
 
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -105,6 +106,7 @@ json ReplyToJson(const PreflightReply& r) {
   for (const ProgramFound& p : r.programs) programs.push_back({{"name", p.name}, {"path", p.path}});
   json j;
   j["hostname"] = r.hostname;
+  j["boot_id"] = r.boot_id;
   j["unix_time_ms"] = r.unix_time_ms;
   j["programs"] = programs;
   j["port_free"] = r.port_free ? json(*r.port_free) : json(nullptr);
@@ -122,6 +124,7 @@ json ReplyToJson(const PreflightReply& r) {
 }
 
 void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
+  r.boot_id = c.String(j, "$", "boot_id", false).value_or("");
   if (!IsNull(j, "port_free")) r.port_free = c.Boolean(j, "$", "port_free", false);
   r.port_problem = c.String(j, "$", "port_problem", false).value_or("");
   if (!IsNull(j, "layout")) {
@@ -247,6 +250,10 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
     else if (reply.port_problem.empty()) problems.push_back(port + " not free");
     else problems.push_back(fmt::format("{} not free: {}", port, reply.port_problem));
   }
+  if (!expect.master_addr.empty() && reply.socket_route_problem.find("cannot resolve") != std::string::npos)
+    problems.push_back(fmt::format("cannot resolve the master address {} ({}): rank 0 would be unreachable; pass "
+                                   "--master-addr with a name or address every node resolves",
+                                   expect.master_addr, reply.socket_route_problem));
   if (!reply.cwd_problem.empty())
     problems.push_back(fmt::format("working folder {} (not on a shared file system? pass --cwd)", reply.cwd_problem));
   for (const std::string& file : reply.file_problems) problems.push_back(file);
@@ -262,6 +269,21 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
   if (std::llabs(skew) > expect.max_clock_skew_ms)
     problems.push_back(fmt::format("clock {:.1f} s {} this machine", static_cast<double>(std::llabs(skew)) / 1000.0,
                                    skew > 0 ? "ahead of" : "behind"));
+  return problems;
+}
+
+std::vector<std::string> SameMachineProblems(const std::vector<std::string>& hosts,
+                                             const std::vector<const PreflightReply*>& replies) {
+  std::vector<std::string> problems(hosts.size());
+  std::map<std::pair<std::string, std::string>, size_t> first;  // (boot id, host name) -> node
+  for (size_t i = 0; i < hosts.size() && i < replies.size(); ++i) {
+    if (!replies[i] || replies[i]->boot_id.empty()) continue;
+    auto [it, inserted] = first.try_emplace({replies[i]->boot_id, replies[i]->hostname}, i);
+    if (inserted) continue;
+    problems[i] = fmt::format("the same machine as {} (host name {}, boot id {}): two names for one machine would start "
+                              "two torchruns on the same GPUs and CPUs; list each machine once",
+                              hosts[it->second], replies[i]->hostname, replies[i]->boot_id);
+  }
   return problems;
 }
 

@@ -42,6 +42,7 @@ struct ProgramFound {
 /// The node's answer.
 struct PreflightReply {
   std::string hostname;               ///< gethostname(), short
+  std::string boot_id;                ///< /proc/sys/kernel/random/boot_id: one machine's since its boot; "" = unknown
   int64_t unix_time_ms = 0;           ///< its clock when the reply was written
   std::vector<ProgramFound> programs; ///< one per requested program, same order
   std::optional<bool> port_free;      ///< nullopt: not checked
@@ -80,6 +81,7 @@ struct PreflightExpectations {
   int nproc_per_node = 1;
   bool require_gpus = true;           ///< false: CPU-only job (--no-gpus)
   std::string master_host;            ///< the node-rank-0 host: its port must be free
+  std::string master_addr;            ///< the address the nodes were asked to resolve; "" = not asked
   int64_t max_clock_skew_ms = 1000;
   int master_port = 0;                ///< named in the port sentence; 0: "master port"
 };
@@ -90,5 +92,11 @@ struct PreflightExpectations {
 /// clock when the reply arrived. Empty when the node is fit.
 std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, int64_t received_ms,
                                         const PreflightExpectations& expect);
+
+/// One problem per node that is a machine listed before under another name
+/// (the same boot id and host name: `node1` and its address), "" for the
+/// others. Containers on one machine have host names of their own and pass.
+std::vector<std::string> SameMachineProblems(const std::vector<std::string>& hosts,
+                                             const std::vector<const PreflightReply*>& replies);
 
 }  // namespace topolaunch

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -71,6 +73,8 @@ void CheckFolderAndFiles(const PreflightRequest& request, PreflightReply& reply)
 PreflightReply GatherPreflight(const PreflightRequest& request) {
   PreflightReply reply;
   reply.hostname = LocalShortHostName();
+  std::ifstream boot_id("/proc/sys/kernel/random/boot_id");
+  std::getline(boot_id, reply.boot_id);
   for (const std::string& name : request.programs) reply.programs.push_back({name, FindProgram(name)});
   if (request.master_port > 0) CheckPort(request.master_port, reply);
   CheckFolderAndFiles(request, reply);

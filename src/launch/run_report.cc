@@ -20,7 +20,10 @@ std::string RankRange(const Plan& plan, const PlanNode& node) {
 std::string OutcomeText(const NodeOutcome& outcome) {
   if (!outcome.exit) return "not started";
   std::string text = outcome.exit->Describe();
-  if (outcome.stopped) text = "stopped (" + text + ")";
+  if (outcome.stopped) return "stopped (" + text + ")";
+  // torchrun reported a failed worker and was stopped after it: its exit
+  // (143, TERM) says nothing, the failure does.
+  if (!outcome.failure.empty()) return outcome.failure + " (then " + text + ")";
   return text;
 }
 
@@ -81,7 +84,7 @@ std::string FormatRunSummary(const Plan& plan, const SessionReport& report, std:
   for (size_t i = 0; i < plan.nodes.size() && i < report.nodes.size(); ++i) {
     const NodeOutcome& outcome = report.nodes[i];
     const PlanNode& node = plan.nodes[i];
-    bool clean = outcome.exit && !outcome.stopped && *outcome.exit == ExitInfo{.exit_code = 0};
+    bool clean = outcome.exit && !outcome.stopped && outcome.failure.empty() && *outcome.exit == ExitInfo{.exit_code = 0};
     ok += clean ? 1 : 0;
     text += fmt::format("{:<5} {:<{}} {:<9} {}{}\n", node.node_rank, node.host, width, RankRange(plan, node), OutcomeText(outcome),
                         report.first_failure == i ? "   <- first failure" : "");
@@ -92,7 +95,7 @@ std::string FormatRunSummary(const Plan& plan, const SessionReport& report, std:
     const NodeOutcome& outcome = report.nodes[i];
     std::optional<TorchrunRootCause> cause = FindTorchrunRootCause(outcome.tail);
     text += fmt::format("first failure: {} (node rank {}, ranks {}): {}", node.host, node.node_rank, RankRange(plan, node),
-                        outcome.exit ? outcome.exit->Describe() : "could not be sent its launch");
+                        !outcome.exit ? "could not be sent its launch" : OutcomeText(outcome));
     if (cause)
       text += fmt::format("; torchrun's root cause: rank {} (local rank {}) exit code {}",
                           cause->rank >= 0 ? cause->rank : node.first_rank + cause->local_rank, cause->local_rank,
@@ -118,7 +121,7 @@ std::string FormatDryRun(const Plan& plan, const std::vector<LaunchMessage>& mes
     text += fmt::format("# node rank {}: {} (ranks {})\n", node.node_rank, node.host, RankRange(plan, node));
     if (!command.cwd.empty()) text += "cd " + ShellQuote(command.cwd) + "\n";
     for (const auto& [name, value] : command.env) text += "export " + name + "=" + ShellQuote(DisplayValue(name, value)) + "\n";
-    text += ShellJoin(command.argv) + "\n\n";
+    text += ShellJoin(DisplayArguments(command.argv)) + "\n\n";
   }
   return text;
 }

@@ -1,5 +1,6 @@
 #include "launch/run_session.h"
 
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,17 +19,29 @@ bool EndedBadly(const ExitInfo& exit) { return exit.connection_lost || !exit.sig
 // torchrun's "failed (exitcode: N) local_rank: L (pid: P) of binary: ..."
 // line. torch 1.13's torchrun then waits up to 300 s in its exit barrier
 // for the other nodes (torch 2 returns at once), so this line, not its
-// exit, is when the node has failed.
-bool ReportsFailedWorker(std::string_view line) {
-  return line.find("failed (exitcode: ") != std::string_view::npos && line.find(" local_rank: ") != std::string_view::npos;
+// exit, is when the node has failed. Only the whole line as torchrun's
+// logger writes it on stderr counts (torch 1.13: "ERROR:torch.distributed.
+// elastic.multiprocessing.api:failed ...", torch 2: "E1201 12:00:00.123000
+// 4242 .../torch/distributed/elastic/multiprocessing/api.py:869] failed
+// ..."): a script that prints the words does not stop the job.
+std::optional<std::string> FailedWorker(OutputStream stream, std::string_view line) {
+  static const std::regex kTorchrunFailed(
+      R"(^(?:ERROR:torch\.distributed\.elastic\.multiprocessing\.api:|\[?E\d{4} [\d:.]+ +\d+ \S*torch/distributed/elastic/multiprocessing/api\.py:\d+\] )failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: \d+\))");
+  if (stream != OutputStream::kStderr || line.size() > 4096 || line.find("failed (exitcode: ") == std::string_view::npos)
+    return std::nullopt;
+  std::match_results<std::string_view::const_iterator> match;
+  if (!std::regex_search(line.begin(), line.end(), match, kTorchrunFailed)) return std::nullopt;
+  return fmt::format("worker failed: local rank {} exit code {} (torchrun)", match[2].str(), match[1].str());
 }
+
+// The report keeps a node's last lines; each is kept to this many bytes.
+constexpr size_t kTailLineBytes = 4096;
 
 }  // namespace
 
 struct RunSession::NodeState {
   std::unique_ptr<RunningCommand> command;
   bool replied = false;
-  bool worker_failed = false;  ///< torchrun reported a failed worker
   NodePreflight preflight;
   NodeOutcome outcome;
 };
@@ -54,8 +67,9 @@ void RunSession::OnLine(size_t node, OutputStream stream, std::string_view text)
     }
     return;
   }
-  state.worker_failed = state.worker_failed || ReportsFailedWorker(text);
-  state.outcome.tail.emplace_back(text);
+  if (state.outcome.failure.empty())
+    if (std::optional<std::string> failed = FailedWorker(stream, text)) state.outcome.failure = std::move(*failed);
+  state.outcome.tail.emplace_back(text.substr(0, kTailLineBytes));
   if (state.outcome.tail.size() > options_.tail_lines) state.outcome.tail.pop_front();
   printer_.Line(node, stream, text);
 }
@@ -132,14 +146,16 @@ void RunSession::Abort() {
   for (std::thread& waiter : waiters) waiter.join();
 }
 
-void RunSession::StopAll(const std::vector<size_t>& which) {
+void RunSession::StopAll(const std::vector<size_t>& which, std::optional<size_t> failed) {
   std::vector<std::thread> stoppers;
   for (size_t i : which) {
-    stoppers.emplace_back([this, i] {
+    stoppers.emplace_back([this, i, failed] {
       ExitInfo exit = state_[i]->command->Stop(options_.stop_grace);
       std::lock_guard lock(mutex_);
       state_[i]->outcome.exit = exit;
-      state_[i]->outcome.stopped = true;
+      // The failed node is stopped too (torchrun may wait for the others),
+      // but what it reports is its own failure.
+      state_[i]->outcome.stopped = failed != i;
     });
   }
   for (std::thread& stopper : stoppers) stopper.join();
@@ -175,7 +191,7 @@ SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, con
       if (!exit) {
         running.push_back(i);
         std::lock_guard lock(mutex_);
-        if (state.worker_failed && !stopping && !report.first_failure) report.first_failure = i;
+        if (!state.outcome.failure.empty() && !stopping && !report.first_failure) report.first_failure = i;
         continue;
       }
       std::lock_guard lock(mutex_);
@@ -187,7 +203,7 @@ SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, con
     if (!stopping && (report.first_failure || stop)) {
       stopping = true;
       report.interrupted = !report.first_failure;
-      StopAll(running);
+      StopAll(running, report.first_failure);
       for (size_t i : running) state_[i]->outcome.ended_after = since_start();
       continue;
     }

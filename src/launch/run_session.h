@@ -62,9 +62,10 @@ struct NodePreflight {
 /// How one node ended.
 struct NodeOutcome {
   std::optional<ExitInfo> exit;    ///< nullopt: never started
-  bool stopped = false;            ///< we stopped it (another node failed, or a stop was asked)
+  bool stopped = false;            ///< we stopped it because another node failed or a stop was asked
   std::chrono::milliseconds ended_after{0};  ///< since Launch
-  std::deque<std::string> tail;    ///< its last output lines
+  std::deque<std::string> tail;    ///< its last output lines (each cut to 4 KiB)
+  std::string failure;             ///< what torchrun reported failing ("worker failed: local rank 1 exit code 3 (torchrun)"); "" if nothing
 };
 
 struct SessionReport {
@@ -96,7 +97,7 @@ class RunSession {
  private:
   struct NodeState;
   void OnLine(size_t node, OutputStream stream, std::string_view text);
-  void StopAll(const std::vector<size_t>& which);
+  void StopAll(const std::vector<size_t>& which, std::optional<size_t> failed);
 
   Executor& executor_;
   std::vector<SessionNode> nodes_;

@@ -1,7 +1,8 @@
 // The SSH executor's channel pump, run on the command's own thread once the
 // exec request is accepted. The session is non-blocking here, so every step
 // returns at once (EAGAIN) when it cannot go on; one pass of the loop
-// writes stdin, sends the EOF when it is due, reads stdout and stderr dry,
+// writes stdin, sends the EOF when it is due, reads stdout and stderr (dry,
+// or a bounded amount: a flood must not starve the rest),
 // sends a keepalive when one is due, then waits for the socket or for a
 // wake-up from WriteStdin/CloseStdin/Stop. Once the channel reaches EOF
 // the pump closes it and collects the exit status.
@@ -64,7 +65,7 @@ class ChannelPump {
  private:
   bool WriteStdin(bool stopping);
   void SendEofWhenDue(bool stopping);
-  void ReadOutput();
+  bool ReadOutput();
   void SendKeepalive();
   void FlushOutput();
   ExitInfo CloseAndCollectExit();
@@ -94,10 +95,10 @@ ExitInfo ChannelPump::Run() {
     }
     bool more_to_write = WriteStdin(deadline.has_value());  // wrote a packet and have more: no pause
     SendEofWhenDue(deadline.has_value());
-    ReadOutput();
+    bool more_to_read = ReadOutput();
     if (lost_ || libssh2_channel_eof(ends_.channel)) break;
     SendKeepalive();
-    WaitSocket(more_to_write ? 0 : 50);
+    WaitSocket(more_to_write || more_to_read ? 0 : 50);
   }
   ends_.stdin_queue->MarkClosed();
   FlushOutput();
@@ -134,9 +135,19 @@ void ChannelPump::SendEofWhenDue(bool stopping) {
   }
 }
 
-void ChannelPump::ReadOutput() {
+// Reads at most kReadsPerPass buffers of each stream, so that a command
+// that writes without pause still leaves every pass time for stdin (the
+// heartbeats), the EOF, keepalives and the stop deadline. True when the
+// budget ran out before the stream was dry.
+bool ChannelPump::ReadOutput() {
+  constexpr int kReadsPerPass = 8;
+  bool more = false;
   for (int stream = 0; stream < 2 && !lost_; ++stream) {
-    for (;;) {
+    for (int reads = 0;; ++reads) {
+      if (reads == kReadsPerPass) {
+        more = true;
+        break;
+      }
       ssize_t n = libssh2_channel_read_ex(ends_.channel, stream, buf_, sizeof buf_);
       if (n == LIBSSH2_ERROR_EAGAIN || n == 0) break;
       if (n < 0) {
@@ -147,6 +158,7 @@ void ChannelPump::ReadOutput() {
       splitters_[stream].Feed({buf_, static_cast<size_t>(n)}, [&](std::string_view l) { ends_.emit(kind, l); });
     }
   }
+  return more;
 }
 
 void ChannelPump::SendKeepalive() {

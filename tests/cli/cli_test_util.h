@@ -1,6 +1,10 @@
 // Running the built topolaunch binary from tests.
 #pragma once
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +24,19 @@ inline ProcessResult RunTopolaunch(std::vector<std::string> args,
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = std::move(env);
   return RunProcess(spec);
+}
+
+/// A TCP port on the loopback that was free a moment ago.
+inline int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
 }
 
 /// Parses topolaunch's JSON output back into the model (validating it).

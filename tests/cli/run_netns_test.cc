@@ -453,5 +453,28 @@ TEST_F(RunNetns, AnUnreachableHostFailsThePreflightWithinTheConnectTimeout) {
   ExpectNothingLeft(seconds(6));
 }
 
+// The nodes are reached through ~/.ssh/config aliases: the default master
+// address is the first node's HostName (what the nodes can reach), and a
+// master address a node cannot resolve fails the preflight, nothing started.
+TEST_F(RunNetns, TheMasterAddressIsOneEveryNodeResolves) {
+  std::string script = WriteScript(kSleepScript);
+  ProcessResult dry = RunProcess(RunSpec(1, 29580, {"--dry-run"}, script));
+  ASSERT_EQ(dry.exit_code, 0) << dry.Describe();
+  size_t at = dry.out.find("# node rank 0: ");
+  ASSERT_NE(at, std::string::npos) << dry.out;
+  std::string first = dry.out.substr(at + 15, dry.out.find(' ', at + 15) - at - 15);
+  std::string address;
+  for (int i = 1; i <= kNodes; ++i)
+    if (testbed_->NodeName(i) == first) address = testbed_->NodeAddress(i);
+  ASSERT_FALSE(address.empty()) << first;
+  EXPECT_NE(dry.out.find("'--master_addr=" + address + "'"), std::string::npos) << dry.out;
+
+  ProcessResult bad = RunProcess(RunSpec(1, 29581, {"--master-addr", "no-such-host.invalid"}, script));
+  EXPECT_EQ(bad.exit_code, 3) << bad.Describe();
+  EXPECT_NE(bad.err.find("cannot resolve the master address no-such-host.invalid"), std::string::npos) << bad.err;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+  ExpectNothingLeft(seconds(6));
+}
+
 }  // namespace
 }  // namespace topolaunch::testing

@@ -56,6 +56,23 @@ TEST(ParseCpuList, RejectsWithTheGivenPlace) {
   }
 }
 
+// A hostile node's reply: 2 KB that names the same million CPUs over and
+// over must cost one million ints, not one per repetition (that was 1 GB).
+TEST(ParseCpuList, OverlappingRangesCostTheirUnionOnly) {
+  std::string text = "0-1048575";
+  for (int i = 0; i < 200; ++i) text += ",0-1048575";
+  text += ",5,7-9";
+  Result<std::vector<int>> r = ParseCpuList(text, "$.cpus");
+  ASSERT_TRUE(r.ok()) << r.error().Message();
+  EXPECT_EQ(r->size(), 1u << 20);
+  EXPECT_LE(r->capacity(), 2u << 20) << "the list grew per repetition";
+  EXPECT_EQ(r->front(), 0);
+  EXPECT_EQ(r->back(), (1 << 20) - 1);
+  Result<std::vector<int>> overlapping = ParseCpuList("8-15,0-9,3,20-21,14-16", "$.cpus");
+  ASSERT_TRUE(overlapping.ok());
+  EXPECT_EQ(*overlapping, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 21}));
+}
+
 TEST(ParseCpuList, FormatThenParseIsIdentity) {
   for (const std::vector<int>& cpus :
        std::vector<std::vector<int>>{{}, {7}, {0, 1, 2, 3}, {0, 2, 4, 6}, {1, 2, 3, 9, 10, 100, 101, 102, 1023}}) {

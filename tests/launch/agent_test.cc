@@ -6,6 +6,7 @@
 // comes before the launch message.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -120,6 +121,40 @@ TEST(Agent, MissedHeartbeatsStopTheTree) {
   std::lock_guard lock(lines.mutex);
   ASSERT_FALSE(lines.err.empty());
   EXPECT_NE(lines.err.back().find("no heartbeat from `run`"), std::string::npos) << lines.err.back();
+}
+
+// Processes whose parent ended become the agent's (it is a subreaper):
+// when they exit, the agent reaps them, so no zombie stays for the job.
+int ZombieChildrenOf(pid_t parent) {
+  int zombies = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::string stat = testing::ReadFile(entry.path().string() + "/stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 4 >= stat.size()) continue;
+    char state = stat[close + 2];
+    int ppid = std::atoi(stat.c_str() + close + 4);
+    if (state == 'Z' && ppid == parent) ++zombies;
+  }
+  return zombies;
+}
+
+TEST(Agent, ReapsTheOrphansItAdopts) {
+  LocalExecutor executor;
+  Lines lines;
+  // Five subshells each leave a short sleep behind, orphaned to the agent;
+  // the sleeps end while the job still runs.
+  Command leaves_orphans{{"sh", "-c", "for i in 1 2 3 4 5; do (sleep 0.1 &); done; echo $PPID; sleep 3"}};
+  std::vector<LaunchRequest> requests = {AgentRequest("", leaves_orphans)};
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  std::string first = lines.First();
+  ASSERT_FALSE(first.empty()) << "the job printed nothing";
+  pid_t agent = std::stoi(first);
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(ZombieChildrenOf(agent), 0) << "the agent left its adopted orphans as zombies";
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
 }
 
 std::string ShortHostName() {

@@ -4,6 +4,10 @@
 
 #include "launch/executor.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace topolaunch {
 namespace {
 
@@ -76,6 +80,55 @@ TEST(LineSplitter, SplitsAcrossChunksAndFlushesTheTail) {
   splitter.Flush(emit);
   splitter.Flush(emit);
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "thr"}));
+}
+
+TEST(LineSplitter, CarriageReturnsEndLinesSoProgressBarsShow) {
+  LineSplitter splitter;
+  std::vector<std::string> lines;
+  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
+  splitter.Feed("\r 10%|#\r 20%|##", emit);
+  splitter.Feed("\r", emit);
+  splitter.Feed("\nwindows\r", emit);
+  splitter.Feed("\n\nlast", emit);
+  splitter.Flush(emit);
+  EXPECT_EQ(lines, (std::vector<std::string>{" 10%|#", " 20%|##", "windows", "", "last"}));
+}
+
+TEST(LineSplitter, CutsALongLineOnceAndKeepsTheNext) {
+  LineSplitter splitter(8);
+  std::vector<std::string> lines;
+  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
+  splitter.Feed("0123", emit);
+  splitter.Feed("456789abcdef", emit);
+  splitter.Feed("ghij\nnext\n12345678\n", emit);
+  std::string cut = "01234567" + std::string(LineSplitter::kCutMarker);
+  EXPECT_EQ(lines, (std::vector<std::string>{cut, "next", "12345678"}));
+  lines.clear();
+  splitter.Feed("caf\xC3\xA9\xC3\xA9\xC3\xA9\n", emit);  // the cut falls inside the third "é"
+  splitter.Feed("abcd\xC3\xA9\xC3\xA9z\n", emit);           // ... right after a whole one
+  splitter.Feed("ab\xC3\xA9\xC3\xA9\xC3\xA9\n", emit);       // exactly the limit: whole
+  std::string marker(LineSplitter::kCutMarker);
+  EXPECT_EQ(lines, (std::vector<std::string>{"caf\xC3\xA9\xC3\xA9" + marker, "abcd\xC3\xA9\xC3\xA9" + marker,
+                                             "ab\xC3\xA9\xC3\xA9\xC3\xA9"}));
+}
+
+// A rank writing 400 MB without a newline: the splitter holds at most its
+// limit, and the next line comes through whole.
+TEST(LineSplitter, A400MegabyteLineCostsTheLimitOnly) {
+  LineSplitter splitter;
+  size_t emitted = 0, longest = 0;
+  std::vector<std::string> short_lines;
+  auto emit = [&](std::string_view l) {
+    ++emitted;
+    longest = std::max(longest, l.size());
+    if (l.size() < 100) short_lines.emplace_back(l);
+  };
+  std::string chunk(64 * 1024, 'x');
+  for (int i = 0; i < 400 * 16; ++i) splitter.Feed(chunk, emit);
+  splitter.Feed("\nafter\n", emit);
+  EXPECT_EQ(emitted, 2u);
+  EXPECT_EQ(longest, LineSplitter::kDefaultMaxLine + LineSplitter::kCutMarker.size());
+  EXPECT_EQ(short_lines, (std::vector<std::string>{"after"}));
 }
 
 TEST(StdinQueue, KeepsOrderAcrossPartialWritesAndRefusesAfterClose) {

@@ -66,5 +66,30 @@ TEST(JobEnvTest, SecretNames) {
   EXPECT_EQ(DisplayValue("NCCL_DEBUG", "WARN"), "WARN");
 }
 
+TEST(JobEnv, CommonSecretNamesOfOtherToolsAreMaskedToo) {
+  for (std::string name : {"MYSQL_PWD", "DB_PASS", "SSHPASS", "GITHUB_PAT", "WANDB_APIKEY", "DATABASE_URL", "SENTRY_DSN",
+                           "AZURE_STORAGE_CONNECTION_STRING", "SLACK_WEBHOOK_URL", "TEAMS_WEBHOOK", "PGPASSWORD"})
+    EXPECT_TRUE(IsSecretName(name)) << name;
+  for (std::string name : {"PWD", "OLDPWD", "PATH", "PATCH_LEVEL", "NCCL_SOCKET_IFNAME", "DSN_COUNT_X"})
+    EXPECT_EQ(IsSecretName(name), name == "DSN_COUNT_X") << name;
+}
+
+TEST(JobEnv, CredentialsInUrlsAreMaskedWhateverTheName) {
+  EXPECT_EQ(DisplayValue("HF_ENDPOINT", "https://user:hunter2@hub.example.com/models"), "https://user:****@hub.example.com/models");
+  EXPECT_EQ(DisplayValue("PIP_INDEX_URL", "https://ghp_abc123@pypi.example.com/simple"), "https://****@pypi.example.com/simple");
+  EXPECT_EQ(DisplayValue("MIRRORS", "http://a:b@x/ http://c@y"), "http://a:****@x/ http://****@y");
+  EXPECT_EQ(DisplayValue("STORE", "https://s3.example.com/b?token=abc&region=eu&sig=x"),
+            "https://s3.example.com/b?token=****&region=eu&sig=x");
+  EXPECT_EQ(DisplayValue("HOME_PAGE", "https://example.com/a@b"), "https://example.com/a@b") << "an @ in the path is no credential";
+  EXPECT_EQ(DisplayValue("NCCL_DEBUG", "INFO"), "INFO");
+  using Argv = std::vector<std::string>;
+  EXPECT_EQ(DisplayArguments({"--api-key=sk-123", "--hub=https://u:p@h/x", "--epochs=3"}),
+            (Argv{"--api-key=****", "--hub=https://u:****@h/x", "--epochs=3"}));
+  EXPECT_EQ(DisplayArguments({"train.py", "--hf-token", "hf_abc", "--lr", "0.1", "--api-key", "--dry"}),
+            (Argv{"train.py", "--hf-token", "****", "--lr", "0.1", "--api-key", "--dry"}))
+      << "the value after a bare secret option is masked; a next option is no value";
+  EXPECT_EQ(DisplayArguments({"--", "x", "--token"}), (Argv{"--", "x", "--token"}));
+}
+
 }  // namespace
 }  // namespace topolaunch

@@ -31,6 +31,7 @@ HostLayout SampleLayout() {
 PreflightReply FullReply() {
   PreflightReply r;
   r.hostname = "gpu01";
+  r.boot_id = "5f0c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f";
   r.unix_time_ms = 1'717'000'000'123;
   r.programs = {{"torchrun", "/opt/venv/bin/torchrun"}, {"no such", ""}, {"./x \"q\"", ""}};
   r.port_free = false;
@@ -275,6 +276,18 @@ INSTANTIATE_TEST_SUITE_P(
              [](PreflightReply& r, auto&) { r.cwd_problem = "/w: No such file or directory"; }),
         With("script_missing", "n", {"/w/t.py: No such file or directory"},
              [](PreflightReply& r, auto&) { r.file_problems = {"/w/t.py: No such file or directory"}; }),
+        With("master_unresolvable", "n",
+             {"cannot resolve the master address gpu1 (gpu1: cannot resolve the rank-0 host: Name or service not known): "
+              "rank 0 would be unreachable; pass --master-addr with a name or address every node resolves"},
+             [](PreflightReply& r, PreflightExpectations& e) {
+               e.master_addr = "gpu1";
+               r.socket_route_problem = "gpu1: cannot resolve the rank-0 host: Name or service not known";
+             }),
+        With("master_route_other_problem_is_no_refusal", "n", {},
+             [](PreflightReply& r, PreflightExpectations& e) {
+               e.master_addr = "gpu1";
+               r.socket_route_problem = "no IPv4 route";
+             }),
         With("everything", "10.0.0.1",
              {"torchrun not found in PATH of 10.0.0.1", "port 29500 in use",
               "no GPU found (for a CPU-only job pass --no-gpus)", "clock 10.0 s behind this machine"},
@@ -283,6 +296,45 @@ INSTANTIATE_TEST_SUITE_P(
                r.unix_time_ms = kNow - 10'000;
              })),
     [](const ::testing::TestParamInfo<JudgeCase>& info) { return info.param.name; });
+
+// `node1,10.0.0.1`: one machine under two names would get two torchruns.
+TEST(Preflight, TheSameMachineUnderTwoNamesIsRefused) {
+  PreflightReply a = FitReply(), b = FitReply(), c = FitReply(), d = FitReply();
+  a.hostname = "node1", a.boot_id = "1b7c-boot";
+  b.hostname = "node2", b.boot_id = "9e21-boot";
+  c.hostname = "node1", c.boot_id = "1b7c-boot";  // node1 again, as an address
+  d.hostname = "ctr2", d.boot_id = "1b7c-boot";   // a container on node1: a host name of its own
+  std::vector<std::string> problems = SameMachineProblems({"node1", "node2", "10.0.0.1", "ctr2"}, {&a, &b, &c, &d});
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems[0], "");
+  EXPECT_EQ(problems[1], "");
+  EXPECT_EQ(problems[2],
+            "the same machine as node1 (host name node1, boot id 1b7c-boot): two names for one machine would start two "
+            "torchruns on the same GPUs and CPUs; list each machine once");
+  EXPECT_EQ(problems[3], "");
+  PreflightReply unknown = FitReply();  // an older agent: no boot id, nothing to compare
+  unknown.hostname = "node1";
+  EXPECT_EQ(SameMachineProblems({"node1", "x"}, {&unknown, &unknown}), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(SameMachineProblems({"node1", "x"}, {&a, nullptr}), (std::vector<std::string>{"", ""}));
+}
+
+// A node that floods the login node: a reply naming the same million CPUs
+// many times parses in bounded memory (the layout's CPU lists merge ranges).
+TEST(Preflight, AHostileReplyCostsBoundedMemory) {
+  std::string cpus = "0-1048575";
+  for (int i = 0; i < 200; ++i) cpus += ",0-1048575";
+  std::string line = FormatPreflightReply(FullReply());
+  size_t key = line.find(R"("cpus":")");
+  ASSERT_NE(key, std::string::npos) << line;
+  size_t value = key + 8;
+  line.replace(value, line.find('"', value) - value, cpus);
+  Result<PreflightReply> parsed = ParsePreflightReply(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
+  ASSERT_TRUE(parsed->layout);
+  size_t most = 0;
+  for (const NumaNode& node : parsed->layout->numa_nodes) most = std::max(most, node.cpus.size());
+  EXPECT_EQ(most, 1u << 20);
+}
 
 }  // namespace
 }  // namespace topolaunch

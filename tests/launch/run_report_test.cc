@@ -27,7 +27,9 @@ Plan TwoNodes() {
   Plan plan;
   plan.nproc_per_node = 2;
   plan.world_size = 4;
-  plan.nodes = {{.host = "node1", .node_rank = 0, .first_rank = 0}, {.host = "node2", .node_rank = 1, .first_rank = 2}};
+  plan.nodes.resize(2);
+  plan.nodes[0].host = "node1", plan.nodes[0].node_rank = 0, plan.nodes[0].first_rank = 0;
+  plan.nodes[1].host = "node2", plan.nodes[1].node_rank = 1, plan.nodes[1].first_rank = 2;
   return plan;
 }
 
@@ -49,11 +51,18 @@ TEST(RunReportTest, StoppedBeforeItsReportTheFailedLineStillNamesTheWorker) {
   report.nodes[0].exit = ExitInfo{.exit_code = 143};
   report.nodes[0].stopped = true;
   report.nodes[1].exit = ExitInfo{.exit_code = 143};
-  report.nodes[1].stopped = true;
+  report.nodes[1].failure = "worker failed: local rank 0 exit code 3 (torchrun)";
   report.nodes[1].tail = tail;
   report.first_failure = 1;
   std::string text = FormatRunSummary(TwoNodes(), report, std::chrono::milliseconds(1000));
   EXPECT_NE(text.find("torchrun's root cause: rank 2 (local rank 0) exit code 3"), std::string::npos) << text;
+  // Its own failure, not "stopped (exit 143)" like the node stopped because of it.
+  EXPECT_NE(text.find("node2 2-3       worker failed: local rank 0 exit code 3 (torchrun) (then exit 143)   <- first failure"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("first failure: node2 (node rank 1, ranks 2-3): worker failed: local rank 0 exit code 3"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("node1 0-1       stopped (exit 143)"), std::string::npos) << text;
 }
 
 TEST(RunReportTest, LastWorkerLinesStopBeforeTorchrunsReport) {

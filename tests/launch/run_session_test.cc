@@ -198,6 +198,46 @@ TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
   EXPECT_EQ(*report.first_failure, 1u);
   EXPECT_FALSE(report.interrupted);
   EXPECT_EQ(executor.stopped().size(), 2u);
+  EXPECT_TRUE(report.nodes[0].stopped);
+  EXPECT_FALSE(report.nodes[1].stopped) << "the failed node reports its own failure, not \"stopped\"";
+  EXPECT_EQ(report.nodes[1].failure, "worker failed: local rank 1 exit code 3 (torchrun)");
+}
+
+TEST(RunSessionTest, TorchrunsTorch2FailedWorkerLineIsRecognized) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
+  FakeExecutor::Script b = Agent("b", {}, milliseconds(0), true);
+  b.on_write_lines.push_back({OutputStream::kStderr,
+                              "E1201 12:00:00.123000 4242 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] "
+                              "failed (exitcode: 1) local_rank: 0 (pid: 4343) of binary: /usr/bin/python3"});
+  executor.SetScript("b", b);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(2), stop);
+  ASSERT_TRUE(report.first_failure);
+  EXPECT_EQ(report.nodes[1].failure, "worker failed: local rank 0 exit code 1 (torchrun)");
+}
+
+// A script may print anything, also torchrun's words: only torchrun's own
+// logger line on stderr means a worker failed.
+TEST(RunSessionTest, AScriptPrintingTorchrunsWordsDoesNotStopTheJob) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", ExitInfo{.exit_code = 0}, milliseconds(50)));
+  FakeExecutor::Script b = Agent("b", ExitInfo{.exit_code = 0}, milliseconds(50));
+  b.on_write_lines.push_back({OutputStream::kStdout,
+                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
+  b.on_write_lines.push_back({OutputStream::kStderr, "worker says: failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
+  executor.SetScript("b", b);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(2), stop);
+  EXPECT_FALSE(report.first_failure);
+  EXPECT_TRUE(executor.stopped().empty());
+  EXPECT_EQ(report.nodes[1].failure, "");
 }
 
 TEST(RunSessionTest, StopFlagStopsEveryNode) {

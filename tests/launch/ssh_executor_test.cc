@@ -184,6 +184,42 @@ TEST_F(SshExecutorTest, WriteStdinFeedsMoreInputAndCloseStdinSendsEof) {
       << after_end.error().Message();
 }
 
+// A command that writes without pause: its connection still carries our
+// stdin (the agent's heartbeats) and the stop. The pump reads a bounded
+// amount per pass, so stdin, EOF, keepalives and the deadline get their turn.
+TEST_F(SshExecutorTest, AFloodingCommandStillHearsItsStdinAndStopsWithinTheGrace) {
+  SshExecutor executor(Options());
+  // (The flood runs in the background: sh gives a background job /dev/null as stdin.)
+  LaunchRequest request{"node3", {{"sh", "-c", "yes flood & while IFS= read -r l; do echo \"heard $l\" >&2; done; wait"}}};
+  request.close_stdin = false;
+  std::mutex mutex;
+  uint64_t flood_lines = 0;
+  std::vector<std::string> heard;
+  auto sink = [&](size_t, OutputStream stream, std::string_view line) {
+    std::lock_guard lock(mutex);
+    if (stream == OutputStream::kStdout) ++flood_lines;
+    else heard.emplace_back(line);
+  };
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, sink);
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  RunningCommand& flood = **started[0];
+  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(flood.WriteStdin("ping\n").ok());
+  bool got_ping = false;
+  for (int tries = 0; tries < 250 && !got_ping; ++tries) {
+    std::this_thread::sleep_for(20ms);
+    std::lock_guard lock(mutex);
+    got_ping = std::find(heard.begin(), heard.end(), "heard ping") != heard.end();
+  }
+  EXPECT_TRUE(got_ping) << "stdin did not get through while the command flooded its stdout";
+  Clock::time_point stop = Clock::now();
+  ExitInfo stopped = flood.Stop(1s);  // `yes` goes on after EOF: the connection is given up after the grace
+  EXPECT_LT(Clock::now() - stop, 4s) << "the stop waited for the flood";
+  EXPECT_TRUE(stopped.connection_lost || !stopped.signal.empty() || stopped.exit_code != 0) << stopped.Describe();
+  std::lock_guard lock(mutex);
+  EXPECT_GT(flood_lines, 10'000u) << "the command did not flood";
+}
+
 TEST_F(SshExecutorTest, AMebibyteEchoedBackArrivesWholeWithoutBlockingTheCaller) {
   SshExecutor executor(Options());
   // Waits before reading, so the SSH windows fill; then echoes everything.
