@@ -100,7 +100,7 @@ std::pair<double, double> TimePreflight(const SshOptions& ssh, bool want_layout)
   options.agent = Command{{TopolaunchBinary(), "agent"}};
   // As `run` asks: its --torchrun and --python, numactl, the master port
   // free on every node, the route toward the first node.
-  options.preflight = {{"sh", "python3", "numactl"}, FreeLoopbackPort(), "h1", want_layout, "", {}};
+  options.preflight = {{"sh", "python3", "numactl"}, FreeLoopbackPort(), "h1", want_layout, "", {}, ""};
   options.now_ms = NowUnixMs;
   StderrPrinter printer;
   std::atomic<bool> stop{false};

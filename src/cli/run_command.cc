@@ -14,12 +14,12 @@ void AddRunCommand(CLI::App& app, int& exit_status) {
 script byte for byte.
 
 Examples:
-  topolaunch run --nproc-per-node 8 train.py --lr 3e-4             # this machine alone
-  topolaunch run --hosts 'node[01-64]' --nproc-per-node 8 train.py --lr 3e-4
+  topolaunch run train.py --lr 3e-4                      # this machine alone, one rank per GPU
+  topolaunch run --hosts 'node[01-64]' train.py --lr 3e-4
   topolaunch run --hostfile hosts --topology topology.json --nproc-per-node 8 --dry-run train.py
   topolaunch run --hosts 'node[1-4]' --nproc-per-node 2 --no-gpus \
       --torchrun '/usr/bin/torchrun --redirects 9:0 --tee 9:0' --env HF_TOKEN train.py
-  sbatch -N 16 --wrap 'topolaunch run --nproc-per-node 8 train.py'   # SLURM_JOB_NODELIST
+  sbatch -N 16 --wrap 'topolaunch run train.py'          # SLURM_JOB_NODELIST
 
 Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
 numactl, GPU count, the master port free on the first node, clocks within 1 s, the
@@ -35,12 +35,17 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   auto* hosts = cmd->add_option("--hosts", flags->hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
   auto* hostfile = cmd->add_option("--hostfile", flags->hostfile, "host file: 'host slots=N' per line, '#' comments");
   hosts->excludes(hostfile);
-  cmd->add_option("--nproc-per-node", flags->nproc_per_node, "ranks (GPUs) per node")->required()->check(CLI::Range(1, 4096));
+  cmd->add_option("--nproc-per-node", flags->nproc_per_node,
+                  "ranks per node (default: the hostfile's slots, else one per GPU, the count every node reports in the "
+                  "preflight; 1 with --no-gpus)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--topology", flags->topology, "topology.json from `topolaunch discover` (default: the live fabric when this machine has an HCA)");
   cmd->add_flag("--dry-run", flags->dry_run, "run the preflight, print each node's exact command and environment (secrets masked), start nothing");
   cmd->add_option("--torchrun", flags->torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")
       ->capture_default_str();
-  cmd->add_option("--python", flags->python, "Python interpreter on the nodes")->capture_default_str();
+  cmd->add_option("--python", flags->python,
+                  "Python interpreter on the nodes (default: the one torchrun itself runs under, from its #! line, "
+                  "as plain torchrun does)");
   cmd->add_option("--master-addr", flags->master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
   cmd->add_option("--master-port", flags->master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("--env", flags->env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")

@@ -10,11 +10,13 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli_output.h"
 #include "cli/host_pool.h"
 #include "cli/run_output.h"
 #include "cli/ssh_setup.h"
+#include "core/hostlist.h"
 #include "core/text_io.h"
 #include "discover/discover_pipeline.h"
 #include "discover/local_host.h"
@@ -29,6 +31,7 @@
 #include "launch/run_session.h"
 #include "launch/ssh_executor.h"
 #include "rankmap/plan_builder.h"
+#include "rankmap/rank_map.h"
 #include "topolaunch/topology_json.h"
 
 namespace topolaunch::cli {
@@ -142,6 +145,7 @@ struct Job {
   PlanRequest request;
   JobSpec spec;
   EnvList forwarded;
+  bool ranks_from_gpus = false;  ///< no --nproc-per-node nor slots: one rank per GPU the nodes report
 };
 
 Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
@@ -166,7 +170,11 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   if (!topology.ok()) return topology.take_error();
   job.topology = std::move(topology).value();
   job.request.hosts = job.hosts;
-  job.request.nproc_per_node = flags.nproc_per_node;
+  // Without --nproc-per-node: the hostfile's common slots, else 1 with
+  // --no-gpus, else one per GPU, known after the preflight (the order does
+  // not depend on it).
+  job.request.nproc_per_node = flags.nproc_per_node > 0 ? flags.nproc_per_node : pool->slots.value_or(1);
+  job.ranks_from_gpus = flags.nproc_per_node == 0 && !pool->slots && !flags.no_gpus;
   job.request.allow_unknown = flags.allow_unknown || job.topology.switches.empty();
 
   std::error_code ec;
@@ -201,22 +209,54 @@ std::string DefaultMasterAddress(const std::optional<SshOptions>& ssh, const std
   return settings.host_name && !settings.host_name->empty() ? *settings.host_name : first_host;
 }
 
-// Every node's problems (start failures, then the preflight's judgement).
-// A node that was not asked for its layout is judged on the topology.json's.
-std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Job& job, const std::vector<SessionNode>& nodes,
-                                                 std::vector<NodePreflight>& preflight, const std::string& master_addr,
-                                                 size_t& bad) {
-  PreflightExpectations expect;
-  expect.nproc_per_node = flags.nproc_per_node;
-  expect.require_gpus = !flags.no_gpus;
-  expect.master_host = nodes.front().host;
-  expect.master_port = job.spec.master_port;
-  expect.master_addr = master_addr;
-  std::vector<std::vector<std::string>> problems(nodes.size());
+// A node that was not asked for its layout counts the GPUs of the
+// topology.json's.
+void FillKnownGpuCounts(const Job& job, const std::vector<SessionNode>& nodes, std::vector<NodePreflight>& preflight) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const TopologyHost* known = job.topology.FindHost(nodes[i].host);
     if (PreflightReply* reply = preflight[i].reply ? &*preflight[i].reply : nullptr; reply && !reply->layout && known && known->layout)
       reply->gpus = static_cast<int>(known->layout->gpus.size());
+  }
+}
+
+// One rank per GPU when every node answered; else nullopt (the nodes that
+// did not are named by JudgeNodes).
+std::optional<Result<int>> RanksPerNodeFromReplies(const std::vector<SessionNode>& nodes,
+                                                   const std::vector<NodePreflight>& preflight) {
+  std::vector<std::string> hosts;
+  std::vector<int> gpus;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!preflight[i].failure.empty() || !preflight[i].reply) return std::nullopt;
+    hosts.push_back(nodes[i].host);
+    gpus.push_back(preflight[i].reply->gpus);
+  }
+  return RanksPerNodeFromGpus(hosts, gpus);
+}
+
+// "python: the one torchrun runs under (its #! line): /usr/bin/python3
+// (node[1-4]); ...", one part per interpreter when the nodes differ.
+std::string InterpreterNote(const std::vector<SessionNode>& nodes, const std::vector<NodePreflight>& preflight) {
+  std::map<std::string, std::vector<std::string>> by_path;
+  for (size_t i = 0; i < nodes.size(); ++i) by_path[preflight[i].reply->interpreter].push_back(nodes[i].host);
+  std::vector<std::string> parts;
+  for (auto& [path, hosts] : by_path) parts.push_back(fmt::format("{} ({})", path, CompressHostList(NaturalSorted(hosts))));
+  return fmt::format("python: the one torchrun runs under (its #! line): {}; --python chooses another",
+                     fmt::join(parts, ", "));
+}
+
+// Every node's problems (start failures, then the preflight's judgement).
+std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Job& job, const std::vector<SessionNode>& nodes,
+                                                 std::vector<NodePreflight>& preflight, const std::string& master_addr,
+                                                 size_t& bad) {
+  PreflightExpectations expect;
+  expect.nproc_per_node = job.request.nproc_per_node.value_or(1);
+  expect.require_gpus = !flags.no_gpus;
+  expect.master_host = nodes.front().host;
+  expect.master_port = job.spec.master_port;
+  expect.master_addr = master_addr;
+  expect.want_interpreter = job.spec.python.empty();
+  std::vector<std::vector<std::string>> problems(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
     if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
     else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, preflight[i].received_ms, expect);
   }
@@ -253,7 +293,9 @@ Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Jo
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, *preflight[i].reply, master_addr, job.forwarded);
     if (!env.ok()) return env.take_error();
-    messages.push_back(NodeLaunchMessage(job.spec, plan, plan.nodes[i], std::move(env).value()));
+    JobSpec spec = job.spec;
+    if (spec.python.empty()) spec.python = preflight[i].reply->interpreter;  // torchrun's own, on this node
+    messages.push_back(NodeLaunchMessage(spec, plan, plan.nodes[i], std::move(env).value()));
   }
   return messages;
 }
@@ -286,7 +328,9 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   }
   SessionOptions options;
   options.agent = Command{{job.spec.topolaunch, "agent"}};
-  options.preflight.programs = {job.spec.torchrun.front(), job.spec.python, "numactl"};
+  options.preflight.programs = {job.spec.torchrun.front(), "numactl"};
+  if (!job.spec.python.empty()) options.preflight.programs.insert(options.preflight.programs.begin() + 1, job.spec.python);
+  else options.preflight.interpreter_of = job.spec.torchrun.front();
   options.preflight.master_port = job.spec.master_port;
   options.preflight.master_addr = master_addr;
   options.preflight.want_layout = want_layout;
@@ -321,6 +365,18 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     Note("interrupted during preflight: nothing was started");
     return 130;
   }
+  FillKnownGpuCounts(job, nodes, preflight);
+  if (job.ranks_from_gpus) {
+    if (std::optional<Result<int>> ranks = RanksPerNodeFromReplies(nodes, preflight)) {
+      if (!ranks->ok()) {
+        session.Abort();
+        queued.Finish();
+        return ReportError(ranks->error());
+      }
+      job.request.nproc_per_node = **ranks;
+      Note(fmt::format("--nproc-per-node {}: one rank per GPU, as every node reports", **ranks));
+    }
+  }
   size_t bad = 0;
   std::vector<std::vector<std::string>> problems = JudgeNodes(flags, job, nodes, preflight, master_addr, bad);
   if (bad) {
@@ -330,6 +386,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
                                 nodes.size(), FormatPreflightProblems(nodes, problems)));
     return 3;
   }
+  if (job.spec.python.empty()) Note(InterpreterNote(nodes, preflight));
 
   Result<Plan> plan = PlanWithNodeLayouts(job, nodes, preflight);
   if (!plan.ok()) {

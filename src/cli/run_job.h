@@ -17,7 +17,7 @@ struct RunFlags {
   bool no_gpus = false;
   bool allow_unknown = false;
   std::string torchrun = "torchrun";
-  std::string python = "python3";
+  std::string python;  ///< "" = the Python torchrun runs under, on each node
   std::string master_addr;
   int master_port = 29500;
   std::vector<std::string> env;

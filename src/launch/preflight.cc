@@ -6,15 +6,19 @@
 // facts are JSON null when the node could not gather them.
 #include "launch/preflight.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/hostlist.h"
 #include "core/json_checker.h"
 #include "core/json_text.h"
 #include "core/layout_json.h"
+#include "rankmap/rank_map.h"
 
 namespace topolaunch {
 
@@ -120,6 +124,8 @@ json ReplyToJson(const PreflightReply& r) {
   j["socket_route_problem"] = r.socket_route_problem;
   j["cwd_problem"] = r.cwd_problem;
   j["file_problems"] = r.file_problems;
+  j["interpreter"] = r.interpreter;
+  j["interpreter_problem"] = r.interpreter_problem;
   return j;
 }
 
@@ -149,6 +155,8 @@ void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
   r.socket_route_problem = c.String(j, "$", "socket_route_problem", false).value_or("");
   r.cwd_problem = c.String(j, "$", "cwd_problem", false).value_or("");
   r.file_problems = c.StringArray(j, "$", "file_problems", false);
+  r.interpreter = c.String(j, "$", "interpreter", false).value_or("");
+  r.interpreter_problem = c.String(j, "$", "interpreter_problem", false).value_or("");
 }
 
 std::string Plural(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -163,6 +171,7 @@ std::string FormatPreflightRequest(const PreflightRequest& request) {
   body["want_layout"] = request.want_layout;
   body["cwd"] = BytesToJson(request.cwd);
   body["files"] = BytesArrayToJson(request.files);
+  body["interpreter_of"] = BytesToJson(request.interpreter_of);
   return DumpLine(json{{"preflight", body}}) + "\n";
 }
 
@@ -192,6 +201,10 @@ Result<PreflightRequest> ParsePreflightRequest(std::string_view line) {
     else c.Report(p + ".cwd", kBytesExpected);
   }
   request.files = BytesArrayFromJson(c, *body, p, "files");
+  if (const json* of = c.Member(*body, p, "interpreter_of", false)) {
+    if (std::optional<std::string> bytes = BytesFromJson(*of)) request.interpreter_of = std::move(*bytes);
+    else c.Report(p + ".interpreter_of", kBytesExpected);
+  }
   if (!c.ok()) return c.TakeError();
   return request;
 }
@@ -257,6 +270,12 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
   if (!reply.cwd_problem.empty())
     problems.push_back(fmt::format("working folder {} (not on a shared file system? pass --cwd)", reply.cwd_problem));
   for (const std::string& file : reply.file_problems) problems.push_back(file);
+  bool programs_found = std::all_of(reply.programs.begin(), reply.programs.end(),
+                                    [](const ProgramFound& p) { return !p.path.empty(); });
+  if (expect.want_interpreter && reply.interpreter.empty() && programs_found)
+    problems.push_back((reply.interpreter_problem.empty() ? std::string("torchrun's Python not reported (an older agent?)")
+                                                          : reply.interpreter_problem) +
+                       "; pass --python");
   if (expect.require_gpus) {
     if (reply.gpus == 0)
       problems.push_back("no GPU found (for a CPU-only job pass --no-gpus)");
@@ -270,6 +289,32 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
     problems.push_back(fmt::format("clock {:.1f} s {} this machine", static_cast<double>(std::llabs(skew)) / 1000.0,
                                    skew > 0 ? "ahead of" : "behind"));
   return problems;
+}
+
+Result<int> RanksPerNodeFromGpus(const std::vector<std::string>& hosts, const std::vector<int>& gpus) {
+  std::map<int, std::vector<std::string>> by_count;  // GPUs -> the nodes with that many
+  for (size_t i = 0; i < hosts.size() && i < gpus.size(); ++i) by_count[gpus[i]].push_back(hosts[i]);
+  auto name = [](std::vector<std::string> nodes) { return CompressHostList(NaturalSorted(std::move(nodes))); };
+  if (by_count.empty()) return Error(ErrorCode::kBadUsage, "--nproc-per-node", "no node to count the GPUs of");
+  if (by_count.size() == 1) {
+    auto [count, nodes] = *by_count.begin();
+    if (count > 0) return count;
+    return Error(ErrorCode::kUnavailable, "preflight",
+                 fmt::format("no GPU found on {}: --nproc-per-node is one rank per GPU by default; for a CPU-only job "
+                             "pass --no-gpus (one rank per node) or --nproc-per-node N",
+                             name(nodes)));
+  }
+  // The count most nodes have (the larger on a tie) is the norm; the others are named.
+  auto norm = by_count.begin();
+  for (auto it = by_count.begin(); it != by_count.end(); ++it)
+    if (it->second.size() >= norm->second.size()) norm = it;
+  std::vector<std::string> odd;
+  for (const auto& [count, nodes] : by_count)
+    if (count != norm->first) odd.push_back(fmt::format("{} on {}", Plural(count, "GPU"), name(nodes)));
+  return Error(ErrorCode::kUnavailable, "preflight",
+               fmt::format("the nodes do not agree on their GPU count, so there is no default --nproc-per-node: "
+                           "{} on {}, but {}; pass --nproc-per-node N (at most the fewest) or leave the odd nodes out",
+                           Plural(norm->first, "GPU"), name(norm->second), fmt::join(odd, ", ")));
 }
 
 std::vector<std::string> SameMachineProblems(const std::vector<std::string>& hosts,

@@ -30,6 +30,7 @@ struct PreflightRequest {
   bool want_layout = true;            ///< gather the hwloc layout (NUMA, GPUs, NICs)
   std::string cwd;                    ///< folder the job runs in; "" = not checked
   std::vector<std::string> files;     ///< must be readable there (the script)
+  std::string interpreter_of;         ///< a program whose Python to report (torchrun); "" = not asked
   bool operator==(const PreflightRequest&) const = default;
 };
 
@@ -55,6 +56,8 @@ struct PreflightReply {
   std::string socket_route_problem;
   std::string cwd_problem;                 ///< why the folder cannot be used; "" = fine or not checked
   std::vector<std::string> file_problems;  ///< "train.py: No such file or directory"
+  std::string interpreter;                 ///< the Python `interpreter_of` runs under; "" = not asked or not known
+  std::string interpreter_problem;         ///< why not known
   bool operator==(const PreflightReply&) const = default;
 };
 
@@ -82,6 +85,7 @@ struct PreflightExpectations {
   bool require_gpus = true;           ///< false: CPU-only job (--no-gpus)
   std::string master_host;            ///< the node-rank-0 host: its port must be free
   std::string master_addr;            ///< the address the nodes were asked to resolve; "" = not asked
+  bool want_interpreter = false;      ///< the node must have told torchrun's Python (no --python given)
   int64_t max_clock_skew_ms = 1000;
   int master_port = 0;                ///< named in the port sentence; 0: "master port"
 };
@@ -92,6 +96,12 @@ struct PreflightExpectations {
 /// clock when the reply arrived. Empty when the node is fit.
 std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, int64_t received_ms,
                                         const PreflightExpectations& expect);
+
+/// The ranks per node when --nproc-per-node is not given: one per GPU, the
+/// count every node reports (`gpus[i]` for `hosts[i]`). An error (exit 3)
+/// when no node has a GPU ("pass --no-gpus"), or when the nodes disagree:
+/// it names the odd ones out against the count most nodes have.
+Result<int> RanksPerNodeFromGpus(const std::vector<std::string>& hosts, const std::vector<int>& gpus);
 
 /// One problem per node that is a machine listed before under another name
 /// (the same boot id and host name: `node1` and its address), "" for the

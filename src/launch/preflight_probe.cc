@@ -22,6 +22,7 @@
 #include "env/rdma_sysfs.h"
 #include "env/route_lookup.h"
 #include "launch/program_search.h"
+#include "launch/script_interpreter.h"
 
 namespace topolaunch {
 
@@ -68,6 +69,27 @@ void CheckFolderAndFiles(const PreflightRequest& request, PreflightReply& reply)
   }
 }
 
+// The Python the program (torchrun) runs under, from its first bytes. A
+// program not found is already a problem of its own (the programs list).
+void FindInterpreter(const std::string& program, PreflightReply& reply) {
+  std::string path = FindProgram(program);
+  if (path.empty()) return;
+  std::ifstream file(path, std::ios::binary);
+  std::string head(4096, '\0');
+  file.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(file.gcount()));
+  Result<std::string> interpreter = InterpreterOf(path, head, FindProgram);
+  if (!interpreter.ok()) {
+    reply.interpreter_problem = interpreter.error().Message();
+    return;
+  }
+  if (access(interpreter->c_str(), X_OK) != 0) {
+    reply.interpreter_problem = fmt::format("{}: runs under {}: {}", path, *interpreter, strerror(errno));
+    return;
+  }
+  reply.interpreter = std::move(interpreter).value();
+}
+
 }  // namespace
 
 PreflightReply GatherPreflight(const PreflightRequest& request) {
@@ -78,6 +100,7 @@ PreflightReply GatherPreflight(const PreflightRequest& request) {
   for (const std::string& name : request.programs) reply.programs.push_back({name, FindProgram(name)});
   if (request.master_port > 0) CheckPort(request.master_port, reply);
   CheckFolderAndFiles(request, reply);
+  if (!request.interpreter_of.empty()) FindInterpreter(request.interpreter_of, reply);
   if (request.want_layout) {
     Result<HostLayout> layout = HwlocLayoutSource::Live().LoadLayout();
     if (layout.ok()) {

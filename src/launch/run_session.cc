@@ -150,7 +150,9 @@ void RunSession::StopAll(const std::vector<size_t>& which, std::optional<size_t>
   std::vector<std::thread> stoppers;
   for (size_t i : which) {
     stoppers.emplace_back([this, i, failed] {
-      ExitInfo exit = state_[i]->command->Stop(options_.stop_grace);
+      RunningCommand& command = *state_[i]->command;
+      std::optional<ExitInfo> ended = failed == i ? Settle(command) : std::nullopt;
+      ExitInfo exit = ended ? *ended : command.Stop(options_.stop_grace);
       std::lock_guard lock(mutex_);
       state_[i]->outcome.exit = exit;
       // The failed node is stopped too (torchrun may wait for the others),
@@ -159,6 +161,22 @@ void RunSession::StopAll(const std::vector<size_t>& which, std::optional<size_t>
     });
   }
   for (std::thread& stopper : stoppers) stopper.join();
+}
+
+// The node whose torchrun reported a failed worker is still running:
+// torchrun is about to print the root cause and the rank's last lines (its
+// --tee tails lag behind). It gets `failed_node_settle` to end by itself,
+// its heartbeats going on; torch 1.13's then waits for the others in its
+// exit barrier, and is stopped after it.
+std::optional<ExitInfo> RunSession::Settle(RunningCommand& command) {
+  SteadyClock::time_point until = SteadyClock::now() + options_.failed_node_settle;
+  milliseconds step = options_.heartbeat.count() > 0 ? std::min(options_.heartbeat, milliseconds(500)) : milliseconds(500);
+  while (SteadyClock::now() < until) {
+    auto left = std::chrono::duration_cast<milliseconds>(until - SteadyClock::now());
+    if (std::optional<ExitInfo> exit = command.Wait(std::min(step, left))) return exit;
+    if (options_.heartbeat.count() > 0) (void)command.WriteStdin("\n");
+  }
+  return std::nullopt;
 }
 
 SessionReport RunSession::Launch(const std::vector<LaunchMessage>& messages, const std::atomic<bool>& stop) {

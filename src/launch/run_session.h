@@ -47,6 +47,7 @@ struct SessionOptions {
   PreflightRequest preflight;
   std::chrono::milliseconds preflight_timeout{60'000};
   std::chrono::milliseconds stop_grace{5'000};  ///< Stop(): EOF, then the connection is closed after this
+  std::chrono::milliseconds failed_node_settle{3'000};  ///< a node reporting a failed worker may end by itself this long
   size_t tail_lines = 20;                       ///< last lines kept per node for the report
   std::chrono::milliseconds heartbeat{0};       ///< a byte to every running agent this often (LaunchMessage::heartbeat); 0: none
   std::function<int64_t()> now_ms;              ///< wall clock (Unix ms), for the clock check
@@ -98,6 +99,7 @@ class RunSession {
   struct NodeState;
   void OnLine(size_t node, OutputStream stream, std::string_view text);
   void StopAll(const std::vector<size_t>& which, std::optional<size_t> failed);
+  std::optional<ExitInfo> Settle(RunningCommand& command);
 
   Executor& executor_;
   std::vector<SessionNode> nodes_;

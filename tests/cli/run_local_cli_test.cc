@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -75,7 +77,6 @@ TEST_F(RunLocalCliTest, BadUsageIsExit2NamingTheProblem) {
       {{"run", "--nproc-per-node", "1", "--env", "NOT_SET_ANYWHERE_XYZ", "t.py"}, "NOT_SET_ANYWHERE_XYZ is not set here"},
       {{"run", "--nproc-per-node", "1", "--env-file", Write("bad.env", "A=1\nno equals sign\n"), "t.py"}, "bad.env:2"},
       {{"run", "--nproc-per-node", "1", "--hostfile", dir_.File("absent"), "t.py"}, "absent"},
-      {{"run", "t.py"}, "--nproc-per-node"},
       {{"run", "--nproc-per-node", "1", "--", "t.py", "a"}, "run takes no `--`"},
   };
   for (const Case& c : cases) {
@@ -97,6 +98,41 @@ TEST_F(RunLocalCliTest, PreflightRefusesAndStartsNothing) {
   ProcessResult gpus = RunTopolaunch({"run", "--nproc-per-node", "4096", "--torchrun", "sh", "--python", "sh", dir_.File("t.py")});
   EXPECT_EQ(gpus.exit_code, 3) << gpus.Describe();
   EXPECT_NE(gpus.err.find("GPU"), std::string::npos) << gpus.err;
+}
+
+// Like torchrun, no --nproc-per-node is needed: one rank with --no-gpus,
+// else one per GPU the nodes report (this machine has none: it says so and
+// what to pass instead).
+TEST_F(RunLocalCliTest, RanksPerNodeDefaultToOneWithNoGpusElseToTheGpus) {
+  Write("t.py", "");
+  ProcessResult cpu = RunTopolaunch({"run", "--no-gpus", "--master-port", std::to_string(FreePort()), "--torchrun", "sh -c true",
+                                     "--python", "sh", "--cwd", dir_.path(), "--dry-run", "t.py"});
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.Describe();
+  EXPECT_NE(cpu.out.find("'--nnodes=1' '--nproc_per_node=1' "), std::string::npos) << cpu.out;
+
+  ProcessResult gpu = RunTopolaunch({"run", "--master-port", std::to_string(FreePort()), "--torchrun", "sh", "--python", "sh",
+                                     "--cwd", dir_.path(), "t.py"});
+  EXPECT_EQ(gpu.exit_code, 3) << gpu.Describe();
+  EXPECT_NE(gpu.err.find("topolaunch: error: preflight: no GPU found on "), std::string::npos) << gpu.err;
+  EXPECT_NE(gpu.err.find("pass --no-gpus (one rank per node) or --nproc-per-node N"), std::string::npos) << gpu.err;
+}
+
+// As plain `torchrun train.py` does, the script runs under torchrun's own
+// Python (Debian's torchrun: #!/usr/bin/python3.11), not under the first
+// python3 on PATH, which here has no torch.
+TEST_F(RunLocalCliTest, TheScriptRunsUnderTorchrunsOwnPythonNotTheFirstOnPath) {
+  std::filesystem::create_directories(dir_.File("bin"));
+  std::string fake = Write("bin/python3", "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'torch'\" >&2\nexit 1\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  Write("t.py", "import os, sys\nprint('@ran', sys.executable, os.environ['WORLD_SIZE'], flush=True)\n");
+  const char* path = std::getenv("PATH");
+  ProcessResult result = RunTopolaunch({"run", "--no-gpus", "--master-port", std::to_string(FreePort()), "--torchrun",
+                                        "torchrun --redirects 9:0 --tee 9:0", "--cwd", dir_.path(), "t.py"},
+                                       {{"PATH", dir_.File("bin") + ":" + (path ? path : "/usr/bin:/bin")}});
+  ASSERT_EQ(result.exit_code, 0) << result.Describe() << "\nstdout: " << result.out;
+  EXPECT_NE(result.out.find("@ran /usr/bin/python3.11 1\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("python: the one torchrun runs under (its #! line): /usr/bin/python3.11 ("), std::string::npos)
+      << result.err;
 }
 
 TEST_F(RunLocalCliTest, PreflightRefusesAMissingScriptOrFolder) {

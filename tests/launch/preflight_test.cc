@@ -32,6 +32,8 @@ PreflightReply FullReply() {
   PreflightReply r;
   r.hostname = "gpu01";
   r.boot_id = "5f0c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f";
+  r.interpreter = "/opt/venv/bin/python3";
+  r.interpreter_problem = "x: \"q\"";
   r.unix_time_ms = 1'717'000'000'123;
   r.programs = {{"torchrun", "/opt/venv/bin/torchrun"}, {"no such", ""}, {"./x \"q\"", ""}};
   r.port_free = false;
@@ -59,9 +61,10 @@ PreflightReply MinimalReply() {
 }
 
 PreflightRequest WithFolderAndFiles() {
-  PreflightRequest request{{"torchrun"}, 29500, "node1", true, "", {}};
+  PreflightRequest request{{"torchrun"}, 29500, "node1", true, "", {}, ""};
   request.cwd = "/srv/my job";
   request.files = {"train.py", "/abs/eval.py"};
+  request.interpreter_of = "/opt/venv/bin/torchrun";
   return request;
 }
 
@@ -78,9 +81,9 @@ TEST_P(PreflightRequestRoundTrip, ParsesWhatItFormats) {
 
 INSTANTIATE_TEST_SUITE_P(Table, PreflightRequestRoundTrip,
                          ::testing::Values(PreflightRequest{},
-                                           PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true, "", {}},
-                                           PreflightRequest{{}, 0, "10.0.0.1", false, "", {}},
-                                           PreflightRequest{{"x"}, 65535, "", true, "", {}}, WithFolderAndFiles()));
+                                           PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true, "", {}, ""},
+                                           PreflightRequest{{}, 0, "10.0.0.1", false, "", {}, ""},
+                                           PreflightRequest{{"x"}, 65535, "", true, "", {}, ""}, WithFolderAndFiles()));
 
 class PreflightReplyRoundTrip : public ::testing::TestWithParam<PreflightReply> {};
 
@@ -288,6 +291,17 @@ INSTANTIATE_TEST_SUITE_P(
                e.master_addr = "gpu1";
                r.socket_route_problem = "no IPv4 route";
              }),
+        With("python_of_torchrun_unknown", "n",
+             {"/usr/bin/torchrun: cannot tell which Python it runs: no #! line; pass --python"},
+             [](PreflightReply& r, PreflightExpectations& e) {
+               e.want_interpreter = true;
+               r.interpreter_problem = "/usr/bin/torchrun: cannot tell which Python it runs: no #! line";
+             }),
+        With("python_of_torchrun_known", "n", {},
+             [](PreflightReply& r, PreflightExpectations& e) {
+               e.want_interpreter = true;
+               r.interpreter = "/usr/bin/python3";
+             }),
         With("everything", "10.0.0.1",
              {"torchrun not found in PATH of 10.0.0.1", "port 29500 in use",
               "no GPU found (for a CPU-only job pass --no-gpus)", "clock 10.0 s behind this machine"},
@@ -316,6 +330,28 @@ TEST(Preflight, TheSameMachineUnderTwoNamesIsRefused) {
   unknown.hostname = "node1";
   EXPECT_EQ(SameMachineProblems({"node1", "x"}, {&unknown, &unknown}), (std::vector<std::string>{"", ""}));
   EXPECT_EQ(SameMachineProblems({"node1", "x"}, {&a, nullptr}), (std::vector<std::string>{"", ""}));
+}
+
+// Without --nproc-per-node: one rank per GPU, when every node has the same.
+TEST(Preflight, RanksPerNodeDefaultToTheGpusEveryNodeHas) {
+  Result<int> agree = RanksPerNodeFromGpus({"gpu2", "gpu1", "gpu3"}, {8, 8, 8});
+  ASSERT_TRUE(agree.ok()) << agree.error().Message();
+  EXPECT_EQ(*agree, 8);
+
+  Result<int> none = RanksPerNodeFromGpus({"cpu2", "cpu10", "cpu1"}, {0, 0, 0});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(ExitStatusFor(none.error().code), 3);
+  EXPECT_EQ(none.error().Message(),
+            "preflight: no GPU found on cpu[1-2,10]: --nproc-per-node is one rank per GPU by default; for a CPU-only "
+            "job pass --no-gpus (one rank per node) or --nproc-per-node N");
+
+  // The odd ones out are named against what most nodes have.
+  Result<int> odd = RanksPerNodeFromGpus({"n3", "n1", "n4", "n2", "n5"}, {8, 8, 4, 8, 0});
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.error().Message(),
+            "preflight: the nodes do not agree on their GPU count, so there is no default --nproc-per-node: 8 GPUs on "
+            "n[1-3], but 0 GPUs on n5, 4 GPUs on n4; pass --nproc-per-node N (at most the fewest) or leave the odd "
+            "nodes out");
 }
 
 // A node that floods the login node: a reply naming the same million CPUs

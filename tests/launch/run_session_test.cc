@@ -49,6 +49,7 @@ SessionOptions Options() {
   options.preflight.programs = {"torchrun"};
   options.preflight_timeout = milliseconds(2000);
   options.stop_grace = milliseconds(100);
+  options.failed_node_settle = milliseconds(300);
   options.now_ms = [] { return kNow + 5; };
   return options;
 }
@@ -201,6 +202,29 @@ TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
   EXPECT_TRUE(report.nodes[0].stopped);
   EXPECT_FALSE(report.nodes[1].stopped) << "the failed node reports its own failure, not \"stopped\"";
   EXPECT_EQ(report.nodes[1].failure, "worker failed: local rank 1 exit code 3 (torchrun)");
+}
+
+// After its failed-worker line torchrun prints the root cause and the
+// rank's last lines, then ends: the failed node is given that moment (the
+// others are stopped at once), and what it printed is in its tail.
+TEST(RunSessionTest, TheFailedNodeMayEndByItselfAfterItsFailedWorkerLine) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
+  FakeExecutor::Script b = Agent("b", ExitInfo{.exit_code = 1}, milliseconds(150));
+  b.on_write_lines.push_back({OutputStream::kStderr,
+                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
+  executor.SetScript("b", b);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(2), stop);
+  ASSERT_TRUE(report.first_failure);
+  EXPECT_EQ(*report.first_failure, 1u);
+  EXPECT_EQ(executor.stopped(), std::vector<std::string>{"a"}) << "the failed node ended by itself within the settle time";
+  ASSERT_TRUE(report.nodes[1].exit);
+  EXPECT_EQ(*report.nodes[1].exit, ExitInfo{.exit_code = 1});
+  EXPECT_FALSE(report.nodes[1].stopped);
 }
 
 TEST(RunSessionTest, TorchrunsTorch2FailedWorkerLineIsRecognized) {
