@@ -31,7 +31,6 @@
 #include "launch/run_session.h"
 #include "launch/ssh_executor.h"
 #include "rankmap/plan_builder.h"
-#include "rankmap/rank_map.h"
 #include "topolaunch/topology_json.h"
 
 namespace topolaunch::cli {
@@ -239,7 +238,7 @@ std::string InterpreterNote(const std::vector<SessionNode>& nodes, const std::ve
   std::map<std::string, std::vector<std::string>> by_path;
   for (size_t i = 0; i < nodes.size(); ++i) by_path[preflight[i].reply->interpreter].push_back(nodes[i].host);
   std::vector<std::string> parts;
-  for (auto& [path, hosts] : by_path) parts.push_back(fmt::format("{} ({})", path, CompressHostList(NaturalSorted(hosts))));
+  for (auto& [path, hosts] : by_path) parts.push_back(fmt::format("{} ({})", path, HostListForMessages(hosts)));
   return fmt::format("python: the one torchrun runs under (its #! line): {}; --python chooses another",
                      fmt::join(parts, ", "));
 }

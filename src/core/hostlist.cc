@@ -26,10 +26,13 @@
 //    name is made, so a hostile expression cannot exhaust memory.
 #include "core/hostlist.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "topolaunch/topology.h"
 
 namespace topolaunch {
 
@@ -255,6 +258,12 @@ Result<std::vector<std::string>> ExpandHostList(std::string_view expression) {
   names.reserve(total);
   for (const Pattern& pattern : patterns) AppendNames(pattern, names);
   return names;
+}
+
+std::string HostListForMessages(std::vector<std::string> hosts) {
+  std::sort(hosts.begin(), hosts.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  return CompressHostList(hosts);
 }
 
 }  // namespace topolaunch

@@ -25,6 +25,10 @@ Result<std::vector<std::string>> ExpandHostList(std::string_view expression);
 /// back when they are valid host names.
 std::string CompressHostList(const std::vector<std::string>& hosts);
 
+/// For messages and notes: `hosts` in natural order ("n2" before "n10"),
+/// repeats dropped, then compressed: "n3,n1,n2,n1" -> "n[1-3]".
+std::string HostListForMessages(std::vector<std::string> hosts);
+
 inline constexpr size_t kMaxExpandedHosts = 1'000'000;
 
 }  // namespace topolaunch

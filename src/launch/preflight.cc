@@ -18,7 +18,6 @@
 #include "core/json_checker.h"
 #include "core/json_text.h"
 #include "core/layout_json.h"
-#include "rankmap/rank_map.h"
 
 namespace topolaunch {
 
@@ -294,7 +293,7 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
 Result<int> RanksPerNodeFromGpus(const std::vector<std::string>& hosts, const std::vector<int>& gpus) {
   std::map<int, std::vector<std::string>> by_count;  // GPUs -> the nodes with that many
   for (size_t i = 0; i < hosts.size() && i < gpus.size(); ++i) by_count[gpus[i]].push_back(hosts[i]);
-  auto name = [](std::vector<std::string> nodes) { return CompressHostList(NaturalSorted(std::move(nodes))); };
+  auto name = [](std::vector<std::string> nodes) { return HostListForMessages(std::move(nodes)); };
   if (by_count.empty()) return Error(ErrorCode::kBadUsage, "--nproc-per-node", "no node to count the GPUs of");
   if (by_count.size() == 1) {
     auto [count, nodes] = *by_count.begin();

@@ -65,7 +65,7 @@ Result<std::vector<std::string>> Choose(const FabricGroups* groups, Pool& pool, 
   if (extra > 0 && !request.allow_unknown)
     return Error(ErrorCode::kBadUsage, "--nnodes",
                  fmt::format("{} nodes asked for, but only {} usable host(s) are on the fabric ({} are not: {}; "
-                             "--allow-unknown uses them)", want, known.size(), unknown.size(), CompressHostList(unknown)));
+                             "--allow-unknown uses them)", want, known.size(), unknown.size(), HostListForMessages(unknown)));
   chosen.insert(chosen.end(), unknown.begin(), unknown.begin() + extra);
   for (size_t i = extra; i < unknown.size(); ++i) pool.skipped.push_back({unknown[i], "not on the fabric"});
   return chosen;
@@ -94,7 +94,7 @@ Result<int> DefaultNproc(const std::vector<std::string>& hosts, const HostIndex&
   std::map<size_t, std::vector<std::string>> by_count;
   for (const std::string& host : hosts) by_count[gpus(*index.at(host))].push_back(host);
   std::string detail;
-  for (const auto& [count, names] : by_count) detail += fmt::format("{}{} GPU(s) on {}", detail.empty() ? "" : ", ", count, CompressHostList(names));
+  for (const auto& [count, names] : by_count) detail += fmt::format("{}{} GPU(s) on {}", detail.empty() ? "" : ", ", count, HostListForMessages(names));
   return Error(ErrorCode::kBadUsage, "--nproc-per-node", fmt::format("required: hosts do not agree on one GPU count ({})", detail));
 }
 
@@ -171,7 +171,7 @@ Status BindAll(const HostIndex& index, const PlanRequest& request, Plan& plan) {
   if (!problems.empty()) return Error(code, std::move(problems));
   if (!unbound.empty())
     plan.notes.push_back(fmt::format("layout unknown (no hwloc data in the topology), ranks not bound: {}",
-                                     CompressHostList(unbound)));
+                                     HostListForMessages(unbound)));
   return Ok{};
 }
 
@@ -204,7 +204,7 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
                                   : "no topology: hosts keep the given order");
   }
   if (!plan.unknown_hosts.empty())
-    plan.notes.push_back(fmt::format("not on the fabric, placed last: {}", CompressHostList(plan.unknown_hosts)));
+    plan.notes.push_back(fmt::format("not on the fabric, placed last: {}", HostListForMessages(plan.unknown_hosts)));
   if (request.nnodes && pool->usable.size() > order.size())
     plan.notes.push_back(fmt::format("{} of {} usable host(s) chosen", order.size(), pool->usable.size()));
 

@@ -84,7 +84,7 @@ Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std
     return Error(ErrorCode::kBadInput, "hosts",
                  fmt::format("{} host(s) not on the fabric (not in the topology, or no cabled HCA): {} "
                              "(use --allow-unknown to place them last)",
-                             map.unknown.size(), CompressHostList(map.unknown)));
+                             map.unknown.size(), HostListForMessages(map.unknown)));
   AssignKeys(placed, groups);
   std::sort(placed.begin(), placed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
   map.order.reserve(sorted.size());

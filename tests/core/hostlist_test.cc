@@ -212,5 +212,14 @@ TEST(CompressHostList, RoundTripsThroughExpand) {
   EXPECT_EQ(*back, hosts);
 }
 
+// Notes and errors name hosts sorted: "gpu[00005,00012,00007]" read as a
+// riddle; the compressor itself keeps scontrol's order (above).
+TEST(HostListForMessages, SortsNaturallyDropsRepeatsThenCompresses) {
+  EXPECT_EQ(HostListForMessages({"node1", "node3", "node2"}), "node[1-3]");
+  EXPECT_EQ(HostListForMessages({"gpu00012", "gpu00005", "gpu00007", "gpu00006", "gpu00005"}), "gpu[00005-00007,00012]");
+  EXPECT_EQ(HostListForMessages({"n10", "n9", "login", "n2"}), "login,n[2,9-10]");
+  EXPECT_EQ(HostListForMessages({}), "");
+}
+
 }  // namespace
 }  // namespace topolaunch
