@@ -58,11 +58,18 @@ std::string LeafName(const Topology& topology, Guid guid) {
 
 }  // namespace
 
-FabricKind DetectFabricKind(const EnvFacts& facts) {
+bool FabricUnknownFor(const EnvFacts& facts) {
   const TopologyHost* host = facts.topology ? facts.topology->FindHost(facts.host) : nullptr;
   if (host)
     for (const HcaAttachment& hca : host->hcas)
-      if (hca.switch_guid) return FabricKind::kInfiniband;
+      if (hca.switch_guid) return false;
+  return true;
+}
+
+FabricKind DetectFabricKind(const EnvFacts& facts) {
+  const TopologyHost* host = facts.topology ? facts.topology->FindHost(facts.host) : nullptr;
+  if (!FabricUnknownFor(facts)) return FabricKind::kInfiniband;
+  if (facts.rdma_ports && !ActiveInfinibandPorts(*facts.rdma_ports, host).empty()) return FabricKind::kInfiniband;
   if (facts.rdma_ports && !RoceComputePorts(*facts.rdma_ports, host).empty()) return FabricKind::kRoce;
   return FabricKind::kTcp;
 }
@@ -97,10 +104,12 @@ std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const 
   return ports;
 }
 
-std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& rdma, const TopologyHost* host) {
+namespace {
+
+std::vector<ComputePort> ActivePorts(const std::vector<RdmaPort>& rdma, const TopologyHost* host, std::string_view link_layer) {
   std::vector<ComputePort> ports;
   for (const RdmaPort& port : rdma) {
-    if (port.link_layer != "Ethernet" || port.state != "ACTIVE") continue;
+    if (port.link_layer != link_layer || port.state != "ACTIVE") continue;
     const Nic* nic = LayoutNicByName(host, port.device);
     std::optional<Guid> guid;
     if (nic && nic->node_guid) guid = *nic->node_guid;
@@ -110,8 +119,20 @@ std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& rdma, con
   return ports;
 }
 
+}  // namespace
+
+std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& rdma, const TopologyHost* host) {
+  return ActivePorts(rdma, host, "Ethernet");
+}
+
+std::vector<ComputePort> ActiveInfinibandPorts(const std::vector<RdmaPort>& rdma, const TopologyHost* host) {
+  return ActivePorts(rdma, host, "InfiniBand");
+}
+
 std::vector<ComputePort> ComputePortsFor(const EnvFacts& facts, FabricKind kind, std::vector<std::string>* left_out) {
   const TopologyHost* host = facts.topology ? facts.topology->FindHost(facts.host) : nullptr;
+  if (kind == FabricKind::kInfiniband && FabricUnknownFor(facts))
+    return facts.rdma_ports ? ActiveInfinibandPorts(*facts.rdma_ports, host) : std::vector<ComputePort>{};
   if (kind == FabricKind::kInfiniband && host) return InfinibandComputePorts(*facts.topology, *host, left_out);
   if (kind == FabricKind::kRoce && facts.rdma_ports) return RoceComputePorts(*facts.rdma_ports, host);
   return {};

@@ -11,9 +11,18 @@
 namespace topolaunch {
 
 /// The fabric of `facts.host`: InfiniBand when the topology holds a cabled
-/// HCA port of the host, else RoCE when sysfs shows an active Ethernet RDMA
-/// port, else TCP.
+/// HCA port of the host or sysfs shows an active InfiniBand port (a walk
+/// that failed knows less, and must never turn an InfiniBand host into a
+/// TCP one), else RoCE when sysfs shows an active Ethernet RDMA port, else
+/// TCP.
 FabricKind DetectFabricKind(const EnvFacts& facts);
+
+/// True when the topology has no cabled HCA port of `facts.host`: what is
+/// known of its InfiniBand ports comes from sysfs alone.
+bool FabricUnknownFor(const EnvFacts& facts);
+
+/// Active ports with an InfiniBand link layer, by device then port.
+std::vector<ComputePort> ActiveInfinibandPorts(const std::vector<RdmaPort>& ports, const TopologyHost* host);
 
 /// The host's ports on the discovered InfiniBand fabric, by device name then
 /// port. A port counts when the topology has it cabled to a switch; its
@@ -27,7 +36,9 @@ std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const 
 /// Active ports with an Ethernet link layer (RoCE), by device then port.
 std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& ports, const TopologyHost* host);
 
-/// The compute ports of `facts.host` for `kind` (empty for TCP).
+/// The compute ports of `facts.host` for `kind` (empty for TCP). On
+/// InfiniBand with no fabric known for the host: its active InfiniBand
+/// ports in sysfs.
 std::vector<ComputePort> ComputePortsFor(const EnvFacts& facts, FabricKind kind, std::vector<std::string>* left_out);
 
 /// NCCL_IB_HCA's exact-match form: "=mlx5_0:1,mlx5_1:1".

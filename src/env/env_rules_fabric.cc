@@ -68,8 +68,12 @@ RuleOutcome DecideIbHca(const RuleInput& input) {
   if (ports.empty())
     return {"", "no usable RDMA port", fmt::format("{} has no named RDMA port on the compute fabric", facts.host)};
   std::string value = FormatIbHca(ports);
+  bool from_sysfs = input.fabric == FabricKind::kInfiniband && FabricUnknownFor(facts);
   std::string reason =
-      input.fabric == FabricKind::kInfiniband
+      from_sysfs ? fmt::format("the {} active InfiniBand port(s) of {} in sysfs (its fabric was not discovered: no "
+                               "leaf or subnet known; Ethernet RDMA ports stay out)",
+                               ports.size(), facts.host)
+      : input.fabric == FabricKind::kInfiniband
           ? fmt::format("the {} port(s) of {} cabled into the discovered fabric", ports.size(), facts.host)
           : fmt::format("the {} active RoCE port(s) of {}", ports.size(), facts.host);
   reason += " ('=' makes the names exact: mlx5_1 alone would also match mlx5_10..19)";
@@ -77,13 +81,14 @@ RuleOutcome DecideIbHca(const RuleInput& input) {
     reason += "; left out: ";
     for (size_t i = 0; i < left_out.size(); ++i) reason += (i ? ", " : "") + left_out[i];
   }
-  if (input.fabric == FabricKind::kInfiniband) reason += OtherHostsDiffer(*facts.topology, facts.host, value);
+  if (input.fabric == FabricKind::kInfiniband && !from_sysfs && facts.topology)
+    reason += OtherHostsDiffer(*facts.topology, facts.host, value);
   return {value, reason, ""};
 }
 
 RuleOutcome DecideCrossNic(const RuleInput& input) {
   const TopologyHost* host = HostOf(input.facts);
-  if (input.fabric != FabricKind::kInfiniband || !host)
+  if (input.fabric != FabricKind::kInfiniband || !host || FabricUnknownFor(input.facts))
     return {"", "no discovered InfiniBand fabric: leaf switches unknown, NCCL's default (2) stays", ""};
   NicLeafAnalysis leaves = AnalyzeNicLeaves(*input.facts.topology, *host);
   switch (leaves.shape) {

@@ -152,6 +152,25 @@ TEST_F(EnvCli, ExitCodes) {
   EXPECT_TRUE(bad.out.empty());
 }
 
+// This machine has no HCA, so the live walk finds no fabric; a sysfs with
+// two active InfiniBand ports (and an active Ethernet front-end port) must
+// still give the InfiniBand profile on those two ports, not TCP.
+TEST(EnvCliLive, ActiveInfinibandPortsWithoutAWalkableFabricStayInfiniband) {
+  testing::TempDir dir;
+  std::filesystem::path root = std::filesystem::path(dir.path()) / "infiniband";
+  const std::string ll = "fe80:0000:0000:0000:0e42:a1ff:fe00:0001";
+  testing::FakePort(root, "mlx5_0", "InfiniBand", "4: ACTIVE", {{0, ll, ""}});
+  testing::FakePort(root, "mlx5_1", "InfiniBand", "4: ACTIVE", {{0, ll, ""}});
+  testing::FakePort(root, "mlx5_2", "Ethernet", "4: ACTIVE",
+                    {{0, ll, "IB/RoCE v1"}, {1, "0000:0000:0000:0000:0000:ffff:0a00:0105", "RoCE v2"}});
+  ProcessResult r = RunTopolaunch({"env", "--explain", "--sysfs", root.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  std::map<std::string, std::string> values = ParseSh(r.out);
+  EXPECT_EQ(values["NCCL_IB_HCA"], "=mlx5_0:1,mlx5_1:1") << r.out;
+  EXPECT_EQ(values.count("NCCL_IB_DISABLE"), 0u) << r.out;
+  EXPECT_NE(r.out.find("in sysfs (its fabric was not discovered"), std::string::npos) << r.out;
+}
+
 TEST(EnvCliLive, PlainMachineWorks) {
   ProcessResult r = RunTopolaunch({"env", "--explain"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();

@@ -142,7 +142,7 @@ TEST(EnvRules, RoceGidIndexFromTheGidTable) {
   AttachLayout(topology, "r01", HostLayout{});
   EnvFacts facts = FactsFor(topology, "r01");
   facts.rdma_ports = {RocePort("mlx5_0", 3), RocePort("mlx5_1", 3), RdmaPort{"mlx5_2", 1, "Ethernet", "DOWN", {}},
-                      RdmaPort{"mlx5_3", 1, "InfiniBand", "ACTIVE", {}}};
+                      RdmaPort{"mlx5_3", 1, "InfiniBand", "DOWN", {}}};
   ASSERT_EQ(DetectFabricKind(facts), FabricKind::kRoce);
   EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kRoce);
   EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_IB_GID_INDEX", "3"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
@@ -153,6 +153,31 @@ TEST(EnvRules, RoceGidIndexFromTheGidTable) {
   EXPECT_EQ(Values(env).count("NCCL_IB_GID_INDEX"), 0u);
   ASSERT_EQ(env.warnings.size(), 1u);
   EXPECT_NE(env.warnings[0].find("before 2.21"), std::string::npos);
+}
+
+// A walk that failed (no access to umad, `run` without a topology) knows
+// no switch: active InfiniBand ports in sysfs still mean InfiniBand, never
+// TCP with NCCL_IB_DISABLE=1, and NCCL_IB_HCA names those ports only (an
+// active Ethernet RDMA port, a front-end NIC, stays out).
+TEST(EnvRules, ActiveInfinibandPortsInSysfsMeanInfinibandWithoutAFabric) {
+  Topology topology;
+  AttachLayout(topology, "hdr01", HostLayout{});
+  EnvFacts facts = FactsFor(topology, "hdr01");
+  facts.rdma_ports = std::vector<RdmaPort>{{"mlx5_0", 1, "InfiniBand", "ACTIVE", {}}, {"mlx5_1", 1, "InfiniBand", "ACTIVE", {}},
+                                           {"mlx5_2", 1, "InfiniBand", "DOWN", {}}, RocePort("mlx5_3", 3)};
+  ASSERT_EQ(DetectFabricKind(facts), FabricKind::kInfiniband);
+  EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_IB_HCA").find("active InfiniBand port(s) of hdr01 in sysfs (its fabric was not discovered"),
+            std::string::npos)
+      << ReasonOf(env, "NCCL_IB_HCA");
+  EXPECT_TRUE(env.warnings.empty());
+
+  Topology no_host;  // `env --fabric none` on a machine the topology does not list
+  EnvFacts bare = FactsFor(no_host, "hdr01");
+  bare.rdma_ports = facts.rdma_ports;
+  ASSERT_EQ(DetectFabricKind(bare), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(ComputeWithBuiltin(bare, FabricKind::kInfiniband)).at("NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
 }
 
 TEST(EnvRules, GidIndexNeverOnInfiniband) {

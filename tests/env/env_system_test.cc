@@ -22,24 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ComputeWithBuiltin;
 using testing::Values;
-
-void Write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
-// <root>/<dev>/ports/<port>/... as the kernel lays it out.
-void FakePort(const fs::path& root, const std::string& dev, const std::string& link_layer, const std::string& state,
-              const std::vector<std::tuple<int, std::string, std::string>>& gids) {
-  fs::path port = root / dev / "ports" / "1";
-  Write(port / "link_layer", link_layer + "\n");
-  Write(port / "state", state + "\n");
-  for (const auto& [index, gid, type] : gids) {
-    Write(port / "gids" / std::to_string(index), gid + "\n");
-    if (!type.empty()) Write(port / "gid_attrs" / "types" / std::to_string(index), type + "\n");
-    Write(port / "gid_attrs" / "ndevs" / std::to_string(index), "ens1f" + dev.substr(5) + "\n");
-  }
-}
+using testing::FakePort;
 
 TEST(EnvSysfs, RoceFromAFakeSysfsTree) {
   testing::TempDir dir;
@@ -51,7 +34,7 @@ TEST(EnvSysfs, RoceFromAFakeSysfsTree) {
     FakePort(root, dev, "Ethernet", "4: ACTIVE",
              {{0, ll, "IB/RoCE v1"}, {1, ll, "RoCE v2"}, {2, v4, "IB/RoCE v1"}, {3, v4, "RoCE v2"}, {4, zero, ""}});
   FakePort(root, "mlx5_2", "Ethernet", "1: DOWN", {{0, ll, "IB/RoCE v1"}});
-  FakePort(root, "mlx5_10", "InfiniBand", "4: ACTIVE", {{0, ll, "IB/RoCE v1"}});
+  FakePort(root, "mlx5_10", "InfiniBand", "1: DOWN", {{0, ll, "IB/RoCE v1"}});
 
   Result<std::vector<RdmaPort>> ports = ReadRdmaPorts(root.string());
   ASSERT_TRUE(ports.ok()) << ports.error().Message();
@@ -59,6 +42,7 @@ TEST(EnvSysfs, RoceFromAFakeSysfsTree) {
   EXPECT_EQ((*ports)[0].device, "mlx5_0");
   EXPECT_EQ((*ports)[3].device, "mlx5_10");  // natural order
   EXPECT_EQ((*ports)[0].state, "ACTIVE");
+  EXPECT_EQ((*ports)[3].state, "DOWN");
   ASSERT_EQ((*ports)[0].gids.size(), 4u);  // the all-zero entry is not populated
   EXPECT_EQ((*ports)[0].gids[3], (GidEntry{3, v4, "RoCE v2", "ens1f0"}));
 

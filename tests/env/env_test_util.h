@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "env/env_builder.h"
@@ -15,6 +18,25 @@
 #include "env/env_templates.h"
 
 namespace topolaunch::testing {
+
+/// A port of a fake /sys/class/infiniband tree, as the kernel lays it out:
+/// <root>/<dev>/ports/1/{link_layer,state,gids/N,gid_attrs/types/N,gid_attrs/ndevs/N}.
+/// `state` is the file's text ("4: ACTIVE"); gids are (index, gid, type).
+inline void FakePort(const std::filesystem::path& root, const std::string& dev, const std::string& link_layer,
+                     const std::string& state, const std::vector<std::tuple<int, std::string, std::string>>& gids) {
+  auto write = [](const std::filesystem::path& path, const std::string& text) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  };
+  std::filesystem::path port = root / dev / "ports" / "1";
+  write(port / "link_layer", link_layer + "\n");
+  write(port / "state", state + "\n");
+  for (const auto& [index, gid, type] : gids) {
+    write(port / "gids" / std::to_string(index), gid + "\n");
+    if (!type.empty()) write(port / "gid_attrs" / "types" / std::to_string(index), type + "\n");
+    write(port / "gid_attrs" / "ndevs" / std::to_string(index), "ens1f" + dev.substr(5) + "\n");
+  }
+}
 
 /// Fails the test for any emitted name not on the real-names list.
 inline void ExpectOnlyRealNames(const std::vector<std::string>& names) {
