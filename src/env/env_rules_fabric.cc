@@ -1,6 +1,10 @@
 // The rules that read the fabric: NCCL_IB_HCA, NCCL_CROSS_NIC and
 // NCCL_IB_GID_INDEX.
 //
+// NCCL_CROSS_NIC is set to 1 only where every NIC of the host is on one
+// leaf (crossing costs nothing there); on rails and elsewhere NCCL's
+// default (2: same NIC first, crossing when it is faster) stays.
+//
 // NCCL_IB_GID_INDEX is only worth setting on RoCE, and then only when the
 // index NCCL would otherwise use is wrong. NCCL >= 2.21 selects, per port,
 // the first valid GID of the address family NCCL_IB_ADDR_FAMILY (IPv4) and
@@ -93,7 +97,15 @@ RuleOutcome DecideCrossNic(const RuleInput& input) {
   NicLeafAnalysis leaves = AnalyzeNicLeaves(*input.facts.topology, *host);
   switch (leaves.shape) {
     case NicLeafShape::kRailOptimized:
-      return {"0", leaves.detail + ": keep each ring on one rail", ""};
+      // NCCL's default (2) already searches for rings and trees that stay on
+      // one NIC end to end first (graph/search.cc) and keeps them on their
+      // rail; 0 forbids crossing outright, which only pays where the rails
+      // are joined slowly, and since NCCL 2.29 a 0 on any rank turns the
+      // cross-NIC paths off for the whole communicator. The fabric's rail
+      // bandwidth between leaves is not judged here, so NCCL decides.
+      return {"", leaves.detail + ": rail-optimized; NCCL's default (2) already keeps each ring on one rail when it "
+                                  "can, and 0 (no crossing at all) is for rails joined slowly",
+              ""};
     case NicLeafShape::kSharedLeaf:
       return {"1", leaves.detail + ": using different NICs on the two ends costs nothing", ""};
     case NicLeafShape::kSingleNic:

@@ -57,8 +57,12 @@ TEST(EnvRules, SingleRailFatTree) {
 TEST(EnvRules, RailOptimized) {
   Topology topology = testing::MultiRailTopology();
   EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "dgx02"), FabricKind::kInfiniband);
-  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_CROSS_NIC", "0"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
-  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("rail-optimized"), std::string::npos);
+  // NCCL's default already keeps rings on rails: NCCL_CROSS_NIC=0 would
+  // only forbid crossing, and since 2.29 for the whole communicator.
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("rail-optimized; NCCL's default (2) already keeps each ring on one rail"),
+            std::string::npos)
+      << ReasonOf(env, "NCCL_CROSS_NIC");
   // dgx06's mlx5_0 is unplugged: its value differs and says why.
   EnvOutcome dgx06 = ComputeWithBuiltin(FactsFor(topology, "dgx06"), FabricKind::kInfiniband);
   EXPECT_EQ(Values(dgx06)["NCCL_IB_HCA"], "=mlx5_1:1");
