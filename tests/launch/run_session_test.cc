@@ -179,21 +179,29 @@ TEST(RunSessionTest, OneNodeFailingStopsEveryOther) {
   EXPECT_EQ(stopped, (std::vector<std::string>{"a", "c"}));
 }
 
-// torch 1.13's torchrun logs the failed worker, then waits up to 300 s for
-// the other nodes before exiting: the log line is the failure.
-TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
-  FakeExecutor executor;
-  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
-  FakeExecutor::Script b = Agent("b", {}, milliseconds(0), true);
-  b.on_write_lines.push_back({OutputStream::kStderr,
-                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
-  executor.SetScript("b", b);
+// torch 1.13's log line for a failed worker, as torchrun writes it on stderr.
+constexpr const char* kTorch113FailedLine =
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x";
+
+// Nodes a and b (node ranks 0 and 1) through a preflight and a launch.
+SessionReport RunTwoNodes(FakeExecutor& executor, FakeExecutor::Script a, FakeExecutor::Script b) {
+  executor.SetScript("a", std::move(a));
+  executor.SetScript("b", std::move(b));
   RecordingPrinter printer;
   RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
   std::atomic<bool> stop{false};
   session.Preflight(stop);
+  return session.Launch(Messages(2), stop);
+}
+
+// torch 1.13's torchrun logs the failed worker, then waits up to 300 s for
+// the other nodes before exiting: the log line is the failure.
+TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
+  FakeExecutor executor;
+  FakeExecutor::Script b = Agent("b", {}, milliseconds(0), true);
+  b.on_write_lines.push_back({OutputStream::kStderr, kTorch113FailedLine});
   auto started = std::chrono::steady_clock::now();
-  SessionReport report = session.Launch(Messages(2), stop);
+  SessionReport report = RunTwoNodes(executor, Agent("a", {}, milliseconds(0), true), b);
   EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(5000));
   ASSERT_TRUE(report.first_failure);
   EXPECT_EQ(*report.first_failure, 1u);
@@ -209,16 +217,9 @@ TEST(RunSessionTest, TorchrunsFailedWorkerLineStopsEveryNodeAtOnce) {
 // others are stopped at once), and what it printed is in its tail.
 TEST(RunSessionTest, TheFailedNodeMayEndByItselfAfterItsFailedWorkerLine) {
   FakeExecutor executor;
-  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
   FakeExecutor::Script b = Agent("b", ExitInfo{.exit_code = 1}, milliseconds(150));
-  b.on_write_lines.push_back({OutputStream::kStderr,
-                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
-  executor.SetScript("b", b);
-  RecordingPrinter printer;
-  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
-  std::atomic<bool> stop{false};
-  session.Preflight(stop);
-  SessionReport report = session.Launch(Messages(2), stop);
+  b.on_write_lines.push_back({OutputStream::kStderr, kTorch113FailedLine});
+  SessionReport report = RunTwoNodes(executor, Agent("a", {}, milliseconds(0), true), b);
   ASSERT_TRUE(report.first_failure);
   EXPECT_EQ(*report.first_failure, 1u);
   EXPECT_EQ(executor.stopped(), std::vector<std::string>{"a"}) << "the failed node ended by itself within the settle time";
@@ -229,17 +230,11 @@ TEST(RunSessionTest, TheFailedNodeMayEndByItselfAfterItsFailedWorkerLine) {
 
 TEST(RunSessionTest, TorchrunsTorch2FailedWorkerLineIsRecognized) {
   FakeExecutor executor;
-  executor.SetScript("a", Agent("a", {}, milliseconds(0), true));
   FakeExecutor::Script b = Agent("b", {}, milliseconds(0), true);
   b.on_write_lines.push_back({OutputStream::kStderr,
                               "E1201 12:00:00.123000 4242 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] "
                               "failed (exitcode: 1) local_rank: 0 (pid: 4343) of binary: /usr/bin/python3"});
-  executor.SetScript("b", b);
-  RecordingPrinter printer;
-  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
-  std::atomic<bool> stop{false};
-  session.Preflight(stop);
-  SessionReport report = session.Launch(Messages(2), stop);
+  SessionReport report = RunTwoNodes(executor, Agent("a", {}, milliseconds(0), true), b);
   ASSERT_TRUE(report.first_failure);
   EXPECT_EQ(report.nodes[1].failure, "worker failed: local rank 0 exit code 1 (torchrun)");
 }
@@ -248,17 +243,10 @@ TEST(RunSessionTest, TorchrunsTorch2FailedWorkerLineIsRecognized) {
 // logger line on stderr means a worker failed.
 TEST(RunSessionTest, AScriptPrintingTorchrunsWordsDoesNotStopTheJob) {
   FakeExecutor executor;
-  executor.SetScript("a", Agent("a", ExitInfo{.exit_code = 0}, milliseconds(50)));
   FakeExecutor::Script b = Agent("b", ExitInfo{.exit_code = 0}, milliseconds(50));
-  b.on_write_lines.push_back({OutputStream::kStdout,
-                              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
+  b.on_write_lines.push_back({OutputStream::kStdout, kTorch113FailedLine});
   b.on_write_lines.push_back({OutputStream::kStderr, "worker says: failed (exitcode: 3) local_rank: 1 (pid: 42) of binary: x"});
-  executor.SetScript("b", b);
-  RecordingPrinter printer;
-  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
-  std::atomic<bool> stop{false};
-  session.Preflight(stop);
-  SessionReport report = session.Launch(Messages(2), stop);
+  SessionReport report = RunTwoNodes(executor, Agent("a", ExitInfo{.exit_code = 0}, milliseconds(50)), b);
   EXPECT_FALSE(report.first_failure);
   EXPECT_TRUE(executor.stopped().empty());
   EXPECT_EQ(report.nodes[1].failure, "");
