@@ -43,17 +43,32 @@ std::vector<std::string> Words(std::string_view s) {
   return words;
 }
 
+bool SameChar(char pattern, char text) {
+  return pattern == '?' ||
+         std::tolower(static_cast<unsigned char>(pattern)) == std::tolower(static_cast<unsigned char>(text));
+}
+
+// ssh_config's `*` and `?`, matched greedily with one point to return to: a `*` only ever
+// moves forward, so a pattern of many stars costs pattern times text steps, never more.
 bool GlobMatch(std::string_view pattern, std::string_view text) {
-  if (pattern.empty()) return text.empty();
-  if (pattern[0] == '*') {
-    for (size_t i = 0; i <= text.size(); ++i)
-      if (GlobMatch(pattern.substr(1), text.substr(i))) return true;
-    return false;
+  size_t p = 0, t = 0;
+  size_t star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (p < pattern.size() && SameChar(pattern[p], text[t])) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
   }
-  if (text.empty()) return false;
-  bool same = pattern[0] == '?' || std::tolower(static_cast<unsigned char>(pattern[0])) ==
-                                       std::tolower(static_cast<unsigned char>(text[0]));
-  return same && GlobMatch(pattern.substr(1), text.substr(1));
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 std::string Expand(std::string_view value, std::string_view home, std::string_view host, std::string_view user,

@@ -79,6 +79,25 @@ TEST(MatchesHostPatterns, GlobsAndNegation) {
   EXPECT_TRUE(MatchesHostPatterns({"NODE1"}, "node1"));
 }
 
+TEST(MatchesHostPatterns, StarsReturnToTheirLastChoice) {
+  EXPECT_TRUE(MatchesHostPatterns({"a*b*c"}, "axxbyybzc"));
+  EXPECT_TRUE(MatchesHostPatterns({"*-ib"}, "node-ib-ib"));
+  EXPECT_FALSE(MatchesHostPatterns({"*-ib"}, "node-ib-eth"));
+  EXPECT_TRUE(MatchesHostPatterns({"n*?1"}, "n01"));
+  EXPECT_FALSE(MatchesHostPatterns({"n*?1"}, "n1"));
+  EXPECT_TRUE(MatchesHostPatterns({"***"}, ""));
+  EXPECT_FALSE(MatchesHostPatterns({""}, "x"));
+}
+
+// A fuzzed config held a Host pattern of 150 stars; matched by trying every
+// split per star, it did not finish. Without the fix this test never returns.
+TEST(MatchesHostPatterns, ManyStarsCostLinearTime) {
+  std::string pattern = "n" + std::string(150, '*') + "node0in";
+  std::string host(400, 'n');
+  EXPECT_FALSE(MatchesHostPatterns({pattern}, host));
+  EXPECT_TRUE(MatchesHostPatterns({pattern}, host + "node0in"));
+}
+
 TEST(KnownHostKeyTypes, PlainEntriesForHostAndPort) {
   const char* text =
       "node1,10.0.0.1 ssh-ed25519 AAAA\n"
