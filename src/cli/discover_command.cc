@@ -7,6 +7,7 @@
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
+#include "core/hostlist.h"
 #include "core/text_io.h"
 #include "discover/discover_pipeline.h"
 #include "discover/slurm_topology_writer.h"
@@ -25,6 +26,7 @@ struct DiscoverFlags {
   bool no_layout = false;
   double timeout_s = 60;
   std::string output;
+  std::string slurm_nodes;  // --slurm-nodes: a Slurm host list
 };
 
 Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
@@ -53,6 +55,18 @@ Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
 
 int RunDiscover(DiscoverFlags& flags) {
   if (flags.json) flags.format = "json";
+  SlurmTreeOptions slurm;
+  if (!flags.slurm_nodes.empty()) {
+    if (flags.format != "slurm")
+      return ReportError(Error(ErrorCode::kBadInput, "--slurm-nodes", "is only read with --format slurm"));
+    Result<std::vector<std::string>> nodes = ExpandHostList(flags.slurm_nodes);
+    if (!nodes.ok()) {
+      Error e = nodes.take_error();
+      for (Problem& p : e.problems) p.where = "--slurm-nodes: " + p.where;
+      return ReportError(e);
+    }
+    slurm.nodes.emplace(nodes->begin(), nodes->end());
+  }
   Result<Topology> topology = LoadOrDiscover(flags);
   if (!topology.ok() && topology.error().code == ErrorCode::kTimeout) {
     // The abandoned fabric walk still holds libibumad; its exit handlers
@@ -68,7 +82,7 @@ int RunDiscover(DiscoverFlags& flags) {
   } else if (flags.format == "text") {
     data = FormatTopologySummary(*topology);
   } else {
-    Result<std::string> conf = FormatSlurmTopologyConf(*topology);
+    Result<std::string> conf = FormatSlurmTopologyConf(*topology, slurm);
     if (!conf.ok()) return ReportError(conf.error());
     data = std::move(conf).value();
   }
@@ -109,6 +123,8 @@ Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable 
       ->check(CLI::IsMember({"json", "text", "slurm"}))
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "same as --format json");
+  cmd->add_option("--slurm-nodes", flags->slurm_nodes,
+                  "with --format slurm: only these hosts (a Slurm host list: slurm.conf's NodeName=)");
   cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
   cmd->callback([flags, &exit_status] { exit_status = RunDiscover(*flags); });
 }

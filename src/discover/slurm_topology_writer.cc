@@ -2,188 +2,71 @@
 //
 // topology/tree reads one line per switch: a leaf lists its nodes
 // ("SwitchName=leaf01 Nodes=node[01-32]"), a switch above lists its child
-// switches ("SwitchName=spine01 Switches=leaf[01-16]"), both as host lists;
-// Slurm works out the levels itself. slurmctld refuses to start (fatal) on a
-// switch name defined twice, on a child it does not know and on a line with
-// neither nodes nor switches, so leaves without hosts are left out, and so is
-// every switch above whose children were all left out. Levels come from the
-// topology: the children of a level-L switch are the level-(L-1) switches it
-// is cabled to. Several top switches are fine for Slurm. A switch with hosts
-// is a leaf even when it also joins other leaves (a spine with two storage
-// servers on it): its cables to those leaves are not parent links, so Slurm
-// finds no common parent for its hosts and the rest.
-//
-// Hosts with HCAs on several leaves (multi-rail, dual-homed). In Slurm
-// 22.05 each leaf's node set is what best-fit scheduling counts; a node on
-// two leaves is counted on both -- it looks free on each -- and slurmctld
-// logs "WARNING: Multiple leaf switches contain nodes" at every start,
-// calling it a possibly bad configuration (src/plugins/topology/tree). So each
-// host is listed exactly once, under its "home" leaf: the leaf of its first
-// cabled HCA port in rail order (RDMA device name in natural order, mlx5_0
-// before mlx5_1, then port; HCAs without a device name after those, by
-// GUID). On a rail-optimized fabric HCA i of every host of a scalable unit
-// sits on that unit's rail-i leaf, so the rail-0 leaves split the hosts into
-// exactly the units all rails do, and the spines of rail 0 join them; the
-// other rails' leaves end up without hosts and are left out. We chose this
-// over one pseudo-switch per set of leaves because there a single unplugged
-// cable would move a host into a switch of its own. A comment line says how
-// many hosts were concerned.
-//
-// Names: a switch's node description, or the name it has in the
-// node-name-map; for managed Mellanox switches ("MF0;ib-leaf01:MQM8700/U1")
-// the name between ';' and ':', for Voltaire ("Voltaire 4036 # ib-leaf01")
-// the word after " # ". Characters other than letters, digits, '-' and '_' become
-// '_' ('#' starts a comment, ',' '[' ']' and spaces break host lists, '.'
-// separates names in SLURM_TOPOLOGY_ADDR), at most 64 characters. Switches
-// whose names come out the same, like 60 "Quantum Mellanox Technologies",
-// get their GUID appended; a switch with no usable name is "sw-<GUID>".
+// switches ("SwitchName=spine01 Switches=leaf[01-16]"), both as host lists.
+// Which switches, hosts and children: slurm_topology_tree.cc. Everything the
+// tree leaves out or adds is said in a comment at the top, so an admin
+// reading the file knows what Slurm was not told.
 #include "discover/slurm_topology_writer.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "core/hostlist.h"
-#include "discover/slurm_switch_names.h"
 
 namespace topolaunch {
 
 namespace {
 
-bool RailLess(const HcaAttachment& a, const HcaAttachment& b) {
-  if (a.device.empty() != b.device.empty()) return b.device.empty();
-  if (a.device != b.device) return NaturalLess(a.device, b.device);
-  return std::pair(a.guid, a.port) < std::pair(b.guid, b.port);
-}
-
-// The leaf a host is listed under (see the top of the file), and how many
-// leaves it is cabled to in all.
-std::pair<std::optional<Guid>, size_t> HomeLeaf(const TopologyHost& host, const std::map<Guid, int>& levels) {
-  std::vector<const HcaAttachment*> cabled;
-  for (const HcaAttachment& hca : host.hcas) {
-    auto level = hca.switch_guid ? levels.find(*hca.switch_guid) : levels.end();
-    if (level != levels.end() && level->second == 1) cabled.push_back(&hca);
-  }
-  if (cabled.empty()) return {std::nullopt, 0};
-  std::set<Guid> leaves;
-  for (const HcaAttachment* hca : cabled) leaves.insert(*hca->switch_guid);
-  auto first = std::min_element(cabled.begin(), cabled.end(),
-                                [](const HcaAttachment* a, const HcaAttachment* b) { return RailLess(*a, *b); });
-  return {*(*first)->switch_guid, leaves.size()};
-}
-
-// Switch-to-switch cables as neighbour sets.
-std::map<Guid, std::set<Guid>> SwitchNeighbours(const Topology& topology, const std::map<Guid, int>& levels) {
-  std::map<Guid, std::set<Guid>> neighbours;
-  for (const TopologyLink& link : topology.links) {
-    Guid a = link.from.node_guid, b = link.to.node_guid;
-    if (a == b || !levels.contains(a) || !levels.contains(b)) continue;
-    neighbours[a].insert(b);
-    neighbours[b].insert(a);
-  }
-  return neighbours;
-}
-
-struct Line {
-  Guid guid = 0;
-  int level = 0;
-  std::vector<Guid> children;      // upper levels
-  std::vector<std::string> hosts;  // leaves
-};
-
-std::string Header(const Topology& topology, size_t hosts, size_t leaves, size_t uppers, size_t multi_homed) {
+std::string Header(const Topology& topology, const SlurmTree& tree) {
   const Generated& g = topology.generated;
   std::string out = fmt::format("# Slurm topology.conf (TopologyPlugin=topology/tree) generated by {}",
                                 g.by.empty() ? "topolaunch" : g.by);
   if (!g.fabric_source.empty()) out += fmt::format(" from the {} fabric", g.fabric_source);
   if (!g.at.empty()) out += fmt::format(" at {}", g.at);
-  out += fmt::format(".\n# hosts: {}, leaf switches: {}, switches above the leaves: {}\n", hosts, leaves, uppers);
-  if (multi_homed > 0)
+  size_t leaves = 0, uppers = 0;
+  for (const SlurmSwitchLine& line : tree.lines) {
+    if (line.added_root) continue;
+    (line.level == 1 ? leaves : uppers) += line.stands_for;
+  }
+  out += fmt::format(".\n# hosts: {}, leaf switches: {}, switches above the leaves: {}\n", tree.hosts, leaves, uppers);
+  if (tree.multi_homed > 0)
     out += fmt::format("# hosts with HCAs on several leaf switches: {}; each is listed once, under the leaf "
                        "of its first HCA (rail 0)\n",
-                       multi_homed);
-  return out;
-}
-
-// The lines to write, by switch GUID.
-struct Plan {
-  std::map<Guid, Line> lines;
-  size_t hosts = 0;
-  size_t multi_homed = 0;
-};
-
-Status PlaceHosts(const Topology& topology, const std::map<Guid, int>& levels, Plan& plan) {
-  for (const TopologyHost& host : topology.hosts) {
-    auto [leaf, leaf_count] = HomeLeaf(host, levels);
-    if (!leaf) continue;
-    if (!IsValidHostName(host.name))  // '#', ',' or '=' would break the file
-      return Error(ErrorCode::kBadInput, fmt::format("host \"{}\"", host.name),
-                   "not a host name Slurm can read in topology.conf");
-    Line& line = plan.lines[*leaf];
-    line.guid = *leaf;
-    line.level = 1;
-    line.hosts.push_back(host.name);
-    ++plan.hosts;
-    if (leaf_count > 1) ++plan.multi_homed;
-  }
-  return Ok{};
-}
-
-// Bottom up: a switch is written when one of its children is.
-void AddUpperLevels(const Topology& topology, const std::map<Guid, int>& levels, Plan& plan) {
-  std::map<Guid, std::set<Guid>> neighbours = SwitchNeighbours(topology, levels);
-  int top = 1;
-  for (const auto& [guid, level] : levels) top = std::max(top, level);
-  for (int level = 2; level <= top; ++level)
-    for (const auto& [guid, l] : levels) {
-      if (l != level) continue;
-      std::vector<Guid> children;
-      for (Guid n : neighbours[guid]) {
-        auto child = plan.lines.find(n);
-        if (child != plan.lines.end() && child->second.level == level - 1) children.push_back(n);
-      }
-      if (!children.empty()) plan.lines[guid] = Line{guid, level, std::move(children), {}};
-    }
-}
-
-std::string Render(const Topology& topology, const Plan& plan) {
-  std::vector<const TopologySwitch*> written;
-  for (const TopologySwitch& s : topology.switches)
-    if (plan.lines.contains(s.guid)) written.push_back(&s);
-  std::map<Guid, std::string> names = SlurmSwitchNames(written);
-  std::vector<const Line*> order;
-  for (const auto& [guid, line] : plan.lines) order.push_back(&line);
-  std::sort(order.begin(), order.end(), [&](const Line* a, const Line* b) {
-    if (a->level != b->level) return a->level < b->level;
-    return NaturalLess(names[a->guid], names[b->guid]);
-  });
-  size_t leaves = std::count_if(order.begin(), order.end(), [](const Line* l) { return l->level == 1; });
-  std::string out = Header(topology, plan.hosts, leaves, order.size() - leaves, plan.multi_homed);
-  for (const Line* line : order) {
-    std::vector<std::string> members = line->hosts;
-    for (Guid child : line->children) members.push_back(names[child]);
-    std::sort(members.begin(), members.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
-    out += fmt::format("SwitchName={} {}={}\n", names[line->guid], line->level == 1 ? "Nodes" : "Switches",
-                       CompressHostList(members));
-  }
+                       tree.multi_homed);
+  if (!tree.above_leaves.empty())
+    out += fmt::format("# left out, cabled only to switches above the leaves (not compute hosts; --slurm-nodes "
+                       "chooses): {}\n",
+                       CompressHostList(tree.above_leaves));
+  if (tree.not_selected > 0)
+    out += fmt::format("# cabled hosts left out by --slurm-nodes: {}\n", tree.not_selected);
+  if (!tree.selected_missing.empty())
+    out += fmt::format("# in --slurm-nodes but not cabled in this fabric (Slurm will place them under no switch): "
+                       "{}\n",
+                       CompressHostList(tree.selected_missing));
+  if (tree.merged_away > 0)
+    out += fmt::format("# switches with the same children as another are merged into its line: {}\n",
+                       tree.merged_away);
   return out;
 }
 
 }  // namespace
 
-Result<std::string> FormatSlurmTopologyConf(const Topology& topology) {
-  std::map<Guid, int> levels;  // switches with a path to a host
-  for (const TopologySwitch& s : topology.switches)
-    if (s.level >= 1) levels[s.guid] = s.level;
-  Plan plan;
-  if (Status placed = PlaceHosts(topology, levels, plan); !placed.ok()) return placed.take_error();
-  if (plan.lines.empty())
-    return Error(ErrorCode::kBadInput, "topology",
-                 "nothing to write: the fabric has no leaf switch with hosts (topology.conf would be empty)");
-  AddUpperLevels(topology, levels, plan);
-  return Render(topology, plan);
+Result<std::string> FormatSlurmTopologyConf(const Topology& topology, const SlurmTreeOptions& options) {
+  Result<SlurmTree> tree = BuildSlurmTree(topology, options);
+  if (!tree.ok()) return tree.take_error();
+  std::string out = Header(topology, *tree);
+  for (const SlurmSwitchLine& line : tree->lines) {
+    if (line.added_root)
+      out += fmt::format("# {}: not a fabric switch; it joins the {} top switches, which have no common parent "
+                         "(Slurm runs no job across switches without one)\n",
+                         line.name, line.members.size());
+    else if (line.stands_for > 1)
+      out += fmt::format("# {}: one line for {} switches with these children\n", line.name, line.stands_for);
+    out += fmt::format("SwitchName={} {}={}\n", line.name, line.level == 1 ? "Nodes" : "Switches",
+                       CompressHostList(line.members));
+  }
+  return out;
 }
 
 }  // namespace topolaunch

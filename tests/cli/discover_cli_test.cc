@@ -102,6 +102,28 @@ TEST(DiscoverCli, TextAndSlurmFormats) {
   EXPECT_TRUE(empty.out.empty());
 }
 
+TEST(DiscoverCli, SlurmNodesChoosesTheHostsOfTopologyConf) {
+  std::string dump = Data("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
+  ProcessResult r = RunTopolaunch({"discover", "--fabric", dump, "--format", "slurm", "--slurm-nodes",
+                                   "stage[1-135],tank1,spare[1-2]"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.out.find("SwitchName=ib6 Nodes=stage[121-135]\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# cabled hosts left out by --slurm-nodes: 8\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not cabled in this fabric (Slurm will place them under no switch): spare[1-2]\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(not compute hosts; --slurm-nodes chooses): tank1\n"), std::string::npos) << r.out;
+
+  ProcessResult bad = RunTopolaunch({"discover", "--fabric", dump, "--format", "slurm", "--slurm-nodes", "stage[1-"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.Describe();
+  EXPECT_NE(bad.err.find("--slurm-nodes: "), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  ProcessResult wrong_format = RunTopolaunch({"discover", "--fabric", dump, "--slurm-nodes", "stage1"});
+  EXPECT_EQ(wrong_format.exit_code, 2) << wrong_format.Describe();
+  EXPECT_NE(wrong_format.err.find("--slurm-nodes: is only read with --format slurm"), std::string::npos)
+      << wrong_format.err;
+}
+
 TEST(DiscoverCli, NodeNameMapNamesFirmwareDefaultCas) {
   TempDir dir;
   WriteText(dir.File("map"), "# site map\n0x0008f10403960984 \"compute7 mlx4_0\"\n0x8f10400410015 \"leaf-sw6ib4\"\n");

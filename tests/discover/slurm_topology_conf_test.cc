@@ -98,7 +98,8 @@ void ExpectSlurmReads(const std::string& conf) {
     }
   }
   std::string log = (*ctld)->Log();
-  for (const char* warning : {"Multiple leaf switches", "switches lack access", "Invalid hostnames", "has no nodes"})
+  for (const char* warning : {"Multiple leaf switches", "switches lack access", "Invalid hostnames", "has no nodes",
+                              "no switch can reach all nodes"})
     EXPECT_EQ(log.find(warning), std::string::npos) << warning << " in slurmctld's log:\n" << Tail(log, 2000);
 }
 
@@ -121,6 +122,8 @@ TEST_F(SlurmTopologyConf, HandBuiltFabricsAreAccepted) {
   const std::pair<const char*, Topology> kFabrics[] = {{"two levels", TwoLevelTopology()},
                                                        {"three levels", ThreeLevelTopology()},
                                                        {"multi-rail", MultiRailTopology()},
+                                                       {"hosted spine", HostedSpineTopology()},
+                                                       {"leaf mesh", LeafMeshTopology()},
                                                        {"name collisions", collisions.Build()}};
   for (const auto& [what, topology] : kFabrics) {
     SCOPED_TRACE(what);
@@ -146,6 +149,16 @@ TEST_F(SlurmTopologyConf, RealFabricDumpsAreAccepted) {
     ASSERT_TRUE(conf.ok()) << conf.error().Message();
     ExpectSlurmReads(*conf);
   }
+}
+
+// Without a common parent Slurm runs no job across the leaves, and says so:
+// why the writer adds a root.
+TEST_F(SlurmTopologyConf, SlurmctldWarnsAboutLeavesWithoutACommonParent) {
+  Result<std::unique_ptr<SlurmController>> ctld =
+      SlurmController::Start("n[1-2]", "SwitchName=a Nodes=n1\nSwitchName=b Nodes=n2\n");
+  ASSERT_TRUE(ctld.ok()) << ctld.error().Message();
+  EXPECT_NE((*ctld)->Log().find("no switch can reach all nodes through its descendants"), std::string::npos)
+      << (*ctld)->Log();
 }
 
 // The harness must see Slurm refuse a bad file, or the tests above prove nothing.

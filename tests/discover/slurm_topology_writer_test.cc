@@ -57,7 +57,10 @@ TEST(SlurmTopologyConf, MultiRailHostsGoUnderTheirRailZeroLeafOnce) {
                 "SwitchName=su2-r0 Nodes=dgx[04-05]\n"
                 "SwitchName=su2-r1 Nodes=dgx06\n"
                 "SwitchName=spine-r0 Switches=su1-r0,su2-r0\n"
-                "SwitchName=spine-r1 Switches=su2-r1\n");
+                "SwitchName=spine-r1 Switches=su2-r1\n"
+                "# root: not a fabric switch; it joins the 2 top switches, which have no common parent (Slurm "
+                "runs no job across switches without one)\n"
+                "SwitchName=root Switches=spine-r[0-1]\n");
 }
 
 TEST(SlurmTopologyConf, DualHomedPortsGoUnderPortOne) {
@@ -134,10 +137,14 @@ Result<std::string> ConfForDump(const std::string& file) {
 TEST(SlurmTopologyConf, RealDumpWithDualHomedHostsAndAHostedSpine) {
   Result<std::string> conf = ConfForDump("stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
   ASSERT_TRUE(conf.ok()) << conf.error().Message();
-  // ib7 is a spine with two storage hosts on it: a leaf by the topology's levels.
-  for (const char* line : {"SwitchName=ib1 Nodes=stage[1-24]\n", "SwitchName=ib7 Nodes=tank[1-2]\n",
-                           "SwitchName=ib8 Switches=ib[1-6]\n", "# hosts: 144, leaf switches: 7,"})
+  // ib7 is a spine with two storage hosts on it (a leaf by the topology's
+  // levels): above the leaves, like ib8, with which it shares its children.
+  for (const char* line : {"SwitchName=ib1 Nodes=stage[1-24]\n", "# ib7: one line for 2 switches with these children\n"
+                           "SwitchName=ib7 Switches=ib[1-6]\n", "# hosts: 142, leaf switches: 6, switches above the leaves: 2\n",
+                           "not compute hosts; --slurm-nodes chooses): tank[1-2]\n"})
     EXPECT_NE(conf->find(line), std::string::npos) << line << " not in:\n" << *conf;
+  EXPECT_EQ(conf->find("SwitchName=ib8"), std::string::npos) << *conf;
+  EXPECT_EQ(conf->find("root"), std::string::npos) << *conf;
 }
 
 TEST(SlurmTopologyConf, RealDumpWithOnlyFirmwareDescriptionsHasNothingToWrite) {

@@ -119,4 +119,35 @@ Topology MultiRailTopology() {
   return t.Build();
 }
 
+namespace {
+
+// Hosts prefix1..prefixN, one HCA each on `leaf`.
+void HostsOn(HandTopology& t, const std::string& prefix, int n, Guid first_ca, Guid leaf) {
+  for (int i = 1; i <= n; ++i) t.Hca(prefix + std::to_string(i), first_ca + i, "mlx5_0", leaf);
+}
+
+}  // namespace
+
+Topology HostedSpineTopology() {
+  HandTopology t;
+  t.Switch(0x11, "leaf1", 1).Switch(0x12, "leaf2", 1).Switch(0x13, "leaf3", 1).Switch(0x20, "spine", 1);
+  HostsOn(t, "gpu0", 4, 0x100, 0x11);
+  HostsOn(t, "gpu1", 4, 0x200, 0x12);
+  HostsOn(t, "gpu2", 4, 0x300, 0x13);
+  HostsOn(t, "store", 2, 0x400, 0x20);
+  for (Guid leaf : {0x11, 0x12, 0x13}) t.Cable(leaf, 0x20).Cable(leaf, 0x20);
+  return t.Build();
+}
+
+Topology LeafMeshTopology() {
+  HandTopology t;
+  t.Switch(0x11, "a", 1).Switch(0x12, "b", 1).Switch(0x13, "c", 1);
+  HostsOn(t, "n0", 4, 0x100, 0x11);
+  HostsOn(t, "n1", 4, 0x200, 0x12);
+  HostsOn(t, "n2", 2, 0x300, 0x13);
+  t.Cable(0x11, 0x12);
+  for (int i = 0; i < 4; ++i) t.Cable(0x13, 0x11).Cable(0x13, 0x12);
+  return t.Build();
+}
+
 }  // namespace topolaunch::testing

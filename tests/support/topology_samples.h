@@ -51,4 +51,13 @@ Topology ThreeLevelTopology();
 /// mlx5_1 has the smaller GUID; dgx06's mlx5_0 is unplugged.
 Topology MultiRailTopology();
 
+/// A spine with two storage hosts (store[1-2]) over three leaves of four
+/// compute hosts each (gpu[01-04,11-14,21-24]), two cables to each leaf:
+/// BuildTopology calls all four switches leaves.
+Topology HostedSpineTopology();
+
+/// Three leaves cabled to each other and to nothing above: a (n0[1-4]),
+/// b (n1[1-4]) with one cable between them, c (n2[1-2]) with four to each.
+Topology LeafMeshTopology();
+
 }  // namespace topolaunch::testing
