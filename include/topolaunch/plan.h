@@ -50,6 +50,12 @@ struct LevelCrossings {
   int lower_bound = 0;           ///< distinct groups used, 0 when one holds all
   int hostname_order_crossings = 0;
   int given_order_crossings = 0;
+  /// The same for NCCL's double binary tree over the node order
+  /// (rankmap/nccl_trees.h): edges of both trees between groups.
+  int tree_crossings = 0;
+  int tree_lower_bound = 0;  ///< 2 * (groups - 1)
+  int hostname_order_tree_crossings = 0;
+  int given_order_tree_crossings = 0;
   bool operator==(const LevelCrossings&) const = default;
 };
 

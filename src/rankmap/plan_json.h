@@ -10,7 +10,9 @@
 //    "metrics": {"ring_leaf_crossings", "ring_leaf_crossings_lower_bound",
 //                "hostname_order_ring_leaf_crossings", "given_order_ring_leaf_crossings",
 //                "levels": [{"level", "name", "crossings", "lower_bound",
-//                            "hostname_order_crossings", "given_order_crossings"}]},
+//                            "hostname_order_crossings", "given_order_crossings",
+//                            "tree_crossings", "tree_lower_bound", "hostname_order_tree_crossings",
+//                            "given_order_tree_crossings"}]},
 //    "fabric": "known"|"none", "env": {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"},
 //    "unknown_hosts": [..], "skipped": [{"host", "reason"}],
 //    "rails": [{"rail", "devices": [..], "leaves": ["0x..."]}], "notes": [..]}

@@ -95,9 +95,14 @@ void ReadMetrics(JsonChecker& c, const json& doc, PlanMetrics& m) {
     std::string p = JsonIndex("$.metrics.levels", i);
     const json& l = (*levels)[i];
     if (!l.is_object()) { c.Report(p, "expected an object"); continue; }
-    auto n = [&](std::string_view key) { return static_cast<int>(c.Integer(l, p, key, 0, 1 << 30).value_or(0)); };
+    auto n = [&](std::string_view key, bool required = true) {
+      return static_cast<int>(c.Integer(l, p, key, 0, 1 << 30, required).value_or(0));
+    };
+    // The tree counts came later: plans written before them still read.
     m.levels.push_back({n("level"), c.String(l, p, "name").value_or(""), n("crossings"), n("lower_bound"),
-                        n("hostname_order_crossings"), n("given_order_crossings")});
+                        n("hostname_order_crossings"), n("given_order_crossings"), n("tree_crossings", false),
+                        n("tree_lower_bound", false), n("hostname_order_tree_crossings", false),
+                        n("given_order_tree_crossings", false)});
   }
 }
 

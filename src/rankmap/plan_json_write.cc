@@ -43,7 +43,11 @@ ojson MetricsJson(const PlanMetrics& m) {
   for (const LevelCrossings& l : m.levels)
     levels.push_back(ojson{{"level", l.level}, {"name", l.name}, {"crossings", l.crossings},
                            {"lower_bound", l.lower_bound}, {"hostname_order_crossings", l.hostname_order_crossings},
-                           {"given_order_crossings", l.given_order_crossings}});
+                           {"given_order_crossings", l.given_order_crossings},
+                           {"tree_crossings", l.tree_crossings},
+                           {"tree_lower_bound", l.tree_lower_bound},
+                           {"hostname_order_tree_crossings", l.hostname_order_tree_crossings},
+                           {"given_order_tree_crossings", l.given_order_tree_crossings}});
   return ojson{{"ring_leaf_crossings", m.ring_leaf_crossings},
                {"ring_leaf_crossings_lower_bound", m.ring_leaf_crossings_lower_bound},
                {"hostname_order_ring_leaf_crossings", m.hostname_order_ring_leaf_crossings},

@@ -39,6 +39,12 @@ void AppendMetrics(const Plan& plan, std::string& out) {
   for (const LevelCrossings& l : plan.metrics.levels)
     out += fmt::format("ring {} crossings: {} (lower bound {}; hostname order {}, given order {})\n", l.name,
                        l.crossings, l.lower_bound, l.hostname_order_crossings, l.given_order_crossings);
+  // NCCL's trees link nodes 1, 2, 4, ... apart: their upper edges cross
+  // whatever the order, so the bound is rarely reached (nccl_trees.h).
+  for (const LevelCrossings& l : plan.metrics.levels)
+    out += fmt::format("tree {} crossings: {} (lower bound {}; hostname order {}, given order {})\n", l.name,
+                       l.tree_crossings, l.tree_lower_bound, l.hostname_order_tree_crossings,
+                       l.given_order_tree_crossings);
 }
 
 void AppendTable(const Plan& plan, const Names& names, std::string& out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "rankmap/nccl_trees.h"
 #include "rankmap/rank_map.h"
 
 namespace topolaunch {
@@ -65,6 +66,10 @@ PlanMetrics ComputeMetrics(const FabricGroups* groups, const std::vector<std::st
     c.lower_bound = RingLowerBound(ids);
     c.hostname_order_crossings = RingCrossings(Ids(natural, level));
     c.given_order_crossings = RingCrossings(Ids(user, level));
+    c.tree_crossings = TreeCrossings(ids);
+    c.tree_lower_bound = TreeLowerBound(ids);
+    c.hostname_order_tree_crossings = TreeCrossings(Ids(natural, level));
+    c.given_order_tree_crossings = TreeCrossings(Ids(user, level));
     metrics.levels.push_back(c);
   }
   const LevelCrossings& leaf = metrics.levels.front();

@@ -146,6 +146,9 @@ TEST(PlanBuilderTest, TextShowsTheTree) {
   ASSERT_TRUE(plan.ok()) << plan.error().Message();
   std::string text = FormatPlanText(*plan, &t);
   EXPECT_NE(text.find("ring leaf crossings: 4 (lower bound 4"), std::string::npos) << text;
+  // NCCL's trees link nodes 2 and 4 apart: across leaves in either order.
+  EXPECT_NE(text.find("tree leaf crossings: 10 (lower bound 6"), std::string::npos) << text;
+  EXPECT_NE(text.find("tree spine_group crossings: 4 (lower bound 2"), std::string::npos) << text;
   EXPECT_NE(text.find("spine group 0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("leaf1: gpu01[0] gpu02[1]\n"), std::string::npos) << text;
   EXPECT_NE(text.find("local 0   gpu 0000:01:00.0  numa 0   cpus 0-31"), std::string::npos) << text;

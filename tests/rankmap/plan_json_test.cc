@@ -37,7 +37,7 @@ Plan SmallPlan() {
     }
     p.nodes.push_back(node);
   }
-  p.metrics.levels = {{1, "leaf", 0, 0, 0, 0}, {2, "spine_group", 0, 0, 0, 0}};
+  p.metrics.levels = {{1, "leaf", 0, 0, 0, 0, 2, 2, 4, 6}, {2, "spine_group", 0, 0, 0, 0, 0, 0, 0, 0}};
   p.skipped = {{"node03", "excluded (--exclude)"}};
   p.notes = {"a note"};
   return p;
@@ -55,6 +55,19 @@ TEST(PlanJsonTest, RoundTripsAndHasSpecKeys) {
   ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(*back, plan);
   EXPECT_EQ(FormatPlanJson(*back), text);
+}
+
+TEST(PlanJsonTest, PlansWrittenBeforeTheTreeCountsStillRead) {
+  Plan plan = SmallPlan();
+  nlohmann::json doc = nlohmann::json::parse(FormatPlanJson(plan));
+  for (nlohmann::json& level : doc["metrics"]["levels"])
+    for (const char* key : {"tree_crossings", "tree_lower_bound", "hostname_order_tree_crossings",
+                            "given_order_tree_crossings"})
+      ASSERT_EQ(level.erase(key), 1u) << key;
+  Result<Plan> back = ParsePlanJson(doc.dump(), "plan.json");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_EQ(back->metrics.levels[0].tree_crossings, 0);
+  EXPECT_EQ(back->metrics.levels[0].crossings, plan.metrics.levels[0].crossings);
 }
 
 TEST(PlanJsonTest, ReportsEveryInconsistency) {
