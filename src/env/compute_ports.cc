@@ -9,6 +9,19 @@
 // A port is on the fabric when the topology lists it with a switch peer; its
 // name comes from the description, else from the layout NIC with that GUID.
 //
+// What a port is. Not every active port carries GPU traffic: a storage HCA
+// (on its own subnet, or the same one), a front-end RoCE NIC. The host's
+// layout says which NICs share a PCIe switch with a GPU -- the NICs GPUDirect
+// RDMA is built around (NVIDIA's reference designs put one under each GPU's
+// switch and the storage and front-end NICs elsewhere). When some port's NIC
+// shares a switch with a GPU, the ports whose NIC shares none are left out,
+// each with that reason. Without that knowledge every port stays.
+//
+// Several subnets. Per-rail or per-plane subnets put a host's ports on
+// fabrics one walk does not see. sysfs shows them ACTIVE with an InfiniBand
+// link layer; such a port joins the walked ones only when the layout shows it
+// under a GPU's PCIe switch, else it is left out with the reason and the fix.
+//
 // Rails: on a rail-optimized fabric, device k of every host is cabled to the
 // rail-k leaves, so every leaf carries one device name only. On a host whose
 // ports all reach one leaf, crossing NICs costs nothing.
@@ -74,10 +87,11 @@ FabricKind DetectFabricKind(const EnvFacts& facts) {
   return FabricKind::kTcp;
 }
 
-std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const TopologyHost& host,
-                                                std::vector<std::string>* left_out) {
+namespace {
+
+// The host's HCA ports the topology has cabled to a switch, named.
+std::vector<ComputePort> CabledPorts(const TopologyHost& host, std::vector<std::string>* left_out) {
   std::vector<ComputePort> ports;
-  std::set<std::string> used;
   for (const HcaAttachment& hca : host.hcas) {
     std::string device = DeviceOf(host, hca);
     std::string label = device.empty() ? FormatGuid(hca.guid) : device;
@@ -94,12 +108,70 @@ std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const 
     }
     const Nic* nic = LayoutNicByName(&host, device);
     ports.push_back({device, hca.port, hca.guid, hca.rate_gbps, nic ? nic->pci_bus_id : ""});
-    used.insert(device);
   }
+  return ports;
+}
+
+}  // namespace
+
+namespace {
+
+// NICs of `host` that share a PCIe switch with a GPU; empty when unknown.
+std::set<std::string> GpuNics(const TopologyHost* host) {
+  std::set<std::string> nics;
+  if (!host || !host->layout) return nics;
+  for (const GpuNicPath& path : host->layout->gpu_nic_paths)
+    if (path.relation == PcieRelation::kSamePcieSwitch) nics.insert(path.nic);
+  return nics;
+}
+
+// See "What a port is" at the top of the file.
+void KeepGpuNics(const TopologyHost* host, std::vector<ComputePort>& ports, std::vector<std::string>* left_out) {
+  std::set<std::string> gpu_nics = GpuNics(host);
+  bool any = std::any_of(ports.begin(), ports.end(), [&](const ComputePort& p) { return gpu_nics.contains(p.device); });
+  if (!any) return;
+  std::erase_if(ports, [&](const ComputePort& p) {
+    if (gpu_nics.contains(p.device)) return false;
+    if (left_out)
+      left_out->push_back(fmt::format("{}:{}: no GPU shares its PCIe switch (a storage or front-end NIC; "
+                                      "the GPUs' NICs do)",
+                                      p.device, p.port));
+    return true;
+  });
+}
+
+}  // namespace
+
+std::vector<ComputePort> InfinibandComputePorts(const TopologyHost& host, const std::vector<RdmaPort>* sysfs,
+                                                std::vector<std::string>* left_out) {
+  std::vector<ComputePort> ports = CabledPorts(host, left_out);
+  std::set<std::string> used;
+  for (const ComputePort& p : ports) used.insert(p.device);
+  std::set<std::string> gpu_nics = GpuNics(&host);
+  std::set<std::string> active_elsewhere;
+  if (sysfs)
+    for (const RdmaPort& port : *sysfs) {
+      if (port.link_layer != "InfiniBand" || port.state != "ACTIVE" || used.contains(port.device)) continue;
+      active_elsewhere.insert(port.device);
+      if (gpu_nics.contains(port.device)) {
+        const Nic* nic = LayoutNicByName(&host, port.device);
+        std::optional<Guid> guid;
+        if (nic && nic->node_guid) guid = *nic->node_guid;
+        ports.push_back({port.device, port.port, guid, std::nullopt, nic ? nic->pci_bus_id : "", true});
+      } else if (left_out) {
+        left_out->push_back(fmt::format("{}:{}: active on an InfiniBand subnet the walk did not cover, and "
+                                        "nothing shows it carries GPU traffic (give that subnet's dump as "
+                                        "another --fabric, or hwloc layouts)",
+                                        port.device, port.port));
+      }
+    }
+  std::set<std::string> listed;
+  for (const ComputePort& p : ports) listed.insert(p.device);
   if (host.layout && left_out)
     for (const Nic& nic : host.layout->nics)
-      if (nic.kind == "openfabrics" && !used.count(nic.name))
+      if (nic.kind == "openfabrics" && !listed.contains(nic.name) && !active_elsewhere.contains(nic.name))
         left_out->push_back(fmt::format("{}: not cabled into the discovered fabric", nic.name));
+  KeepGpuNics(&host, ports, left_out);
   SortPorts(ports);
   return ports;
 }
@@ -131,11 +203,17 @@ std::vector<ComputePort> ActiveInfinibandPorts(const std::vector<RdmaPort>& rdma
 
 std::vector<ComputePort> ComputePortsFor(const EnvFacts& facts, FabricKind kind, std::vector<std::string>* left_out) {
   const TopologyHost* host = facts.topology ? facts.topology->FindHost(facts.host) : nullptr;
-  if (kind == FabricKind::kInfiniband && FabricUnknownFor(facts))
-    return facts.rdma_ports ? ActiveInfinibandPorts(*facts.rdma_ports, host) : std::vector<ComputePort>{};
-  if (kind == FabricKind::kInfiniband && host) return InfinibandComputePorts(*facts.topology, *host, left_out);
-  if (kind == FabricKind::kRoce && facts.rdma_ports) return RoceComputePorts(*facts.rdma_ports, host);
-  return {};
+  const std::vector<RdmaPort>* sysfs = facts.rdma_ports ? &*facts.rdma_ports : nullptr;
+  std::vector<ComputePort> ports;
+  if (kind == FabricKind::kInfiniband && FabricUnknownFor(facts)) {
+    if (sysfs) ports = ActiveInfinibandPorts(*sysfs, host);
+  } else if (kind == FabricKind::kInfiniband && host) {
+    return InfinibandComputePorts(*host, sysfs, left_out);
+  } else if (kind == FabricKind::kRoce && sysfs) {
+    ports = RoceComputePorts(*sysfs, host);
+  }
+  KeepGpuNics(host, ports, left_out);
+  return ports;
 }
 
 std::string FormatIbHca(const std::vector<ComputePort>& ports) {

@@ -27,10 +27,14 @@ std::vector<ComputePort> ActiveInfinibandPorts(const std::vector<RdmaPort>& port
 /// The host's ports on the discovered InfiniBand fabric, by device name then
 /// port. A port counts when the topology has it cabled to a switch; its
 /// device name comes from the CA description ("node017 mlx5_0") or from the
-/// layout NIC with the same node GUID. Each openfabrics NIC of the layout
-/// (and each uncabled or unnamed port) that is left out is described in
-/// `left_out` ("mlx5_2: not cabled into the discovered fabric").
-std::vector<ComputePort> InfinibandComputePorts(const Topology& topology, const TopologyHost& host,
+/// layout NIC with the same node GUID. With `sysfs` (this host's ports), an
+/// ACTIVE InfiniBand port the walk did not see (another subnet) counts when
+/// the layout shows a GPU under its PCIe switch. When some port's NIC shares
+/// a PCIe switch with a GPU, ports whose NIC shares none are dropped. Each
+/// openfabrics NIC of the layout (and each uncabled or unnamed port) that is
+/// left out is described in `left_out` ("mlx5_2: not cabled into the
+/// discovered fabric").
+std::vector<ComputePort> InfinibandComputePorts(const TopologyHost& host, const std::vector<RdmaPort>* sysfs,
                                                 std::vector<std::string>* left_out);
 
 /// Active ports with an Ethernet link layer (RoCE), by device then port.
@@ -38,7 +42,8 @@ std::vector<ComputePort> RoceComputePorts(const std::vector<RdmaPort>& ports, co
 
 /// The compute ports of `facts.host` for `kind` (empty for TCP). On
 /// InfiniBand with no fabric known for the host: its active InfiniBand
-/// ports in sysfs.
+/// ports in sysfs; on RoCE its active Ethernet RDMA ports. Either way only
+/// the GPUs' NICs when the layout tells them apart (see compute_ports.cc).
 std::vector<ComputePort> ComputePortsFor(const EnvFacts& facts, FabricKind kind, std::vector<std::string>* left_out);
 
 /// NCCL_IB_HCA's exact-match form: "=mlx5_0:1,mlx5_1:1".

@@ -69,6 +69,7 @@ struct ComputePort {
   std::optional<Guid> guid;  ///< the CA's node GUID when known
   std::optional<double> rate_gbps;
   std::string pci_bus_id;   ///< from the host layout, "" when unknown
+  bool off_walk = false;    ///< InfiniBand, seen active in sysfs on a subnet the walk did not cover
   bool operator==(const ComputePort&) const = default;
 };
 

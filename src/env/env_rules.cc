@@ -13,6 +13,7 @@ constexpr EnvRule kRules[] = {
     {"CUDA_DEVICE_ORDER", DecideCudaDeviceOrder},
     {"NCCL_CROSS_NIC", DecideCrossNic},
     {"NCCL_IB_GID_INDEX", DecideGidIndex},
+    {"NCCL_COLLNET_ENABLE", DecideCollNet},
     {"NCCL_IB_HCA", DecideIbHca},
     {"NCCL_SOCKET_IFNAME", DecideSocketIfname},
     {"NCCL_TOPO_FILE", DecideTopoFile},
@@ -64,8 +65,8 @@ RuleOutcome DecideTopoFile(const RuleInput& input) {
 
 RuleOutcome DecideCudaDeviceOrder(const RuleInput&) {
   return {"PCI_BUS_ID",
-          "number GPUs in PCI bus order, as nvidia-smi, NCCL and topolaunch's plan do (CUDA's default is "
-          "fastest first)",
+          "number GPUs by PCI bus ID (domain, bus, device), the order nvidia-smi and NCCL's topology list them "
+          "in and topolaunch's plan binds by (CUDA's default is fastest first)",
           ""};
 }
 

@@ -48,6 +48,9 @@ RuleOutcome DecideSocketIfname(const RuleInput& input);
 RuleOutcome DecideTopoFile(const RuleInput& input);
 RuleOutcome DecideCudaDeviceOrder(const RuleInput& input);
 RuleOutcome DecideTorchAsyncErrorHandling(const RuleInput& input);
+/// Never set: says whether the fabric has SHARP aggregation nodes CollNet
+/// could use, and what CollNet needs besides.
+RuleOutcome DecideCollNet(const RuleInput& input);
 
 /// The RoCE v2 / IPv4 GID index of `port`, or nullopt: the lowest-index
 /// populated entry of type "RoCE v2" whose GID is IPv4-mapped

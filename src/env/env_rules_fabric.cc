@@ -48,7 +48,7 @@ std::optional<std::string> MappedIpv4(std::string_view gid) {
 std::string OtherHostsDiffer(const Topology& topology, const std::string& host, const std::string& value) {
   for (const TopologyHost& other : topology.hosts) {
     if (other.name == host) continue;
-    std::vector<ComputePort> ports = InfinibandComputePorts(topology, other, nullptr);
+    std::vector<ComputePort> ports = InfinibandComputePorts(other, nullptr, nullptr);
     if (ports.empty()) continue;
     std::string theirs = FormatIbHca(ports);
     if (theirs != value) return fmt::format("; hosts differ ({}: {}), so set it per host", other.name, theirs);
@@ -80,13 +80,22 @@ RuleOutcome DecideIbHca(const RuleInput& input) {
       : input.fabric == FabricKind::kInfiniband
           ? fmt::format("the {} port(s) of {} cabled into the discovered fabric", ports.size(), facts.host)
           : fmt::format("the {} active RoCE port(s) of {}", ports.size(), facts.host);
+  if (input.fabric == FabricKind::kInfiniband && !from_sysfs) {
+    size_t walked = 0;
+    for (const ComputePort& p : ports) walked += !p.off_walk;
+    if (walked < ports.size())
+      reason = fmt::format("the {} port(s) of {}: {} cabled into the discovered fabric, {} active on another "
+                           "InfiniBand subnet under a GPU's PCIe switch",
+                           ports.size(), facts.host, walked, ports.size() - walked);
+  }
   reason += " ('=' makes the names exact: mlx5_1 alone would also match mlx5_10..19)";
   if (!left_out.empty()) {
     reason += "; left out: ";
     for (size_t i = 0; i < left_out.size(); ++i) reason += (i ? ", " : "") + left_out[i];
   }
-  if (input.fabric == FabricKind::kInfiniband && !from_sysfs && facts.topology)
-    reason += OtherHostsDiffer(*facts.topology, facts.host, value);
+  if (const TopologyHost* host = HostOf(facts); input.fabric == FabricKind::kInfiniband && !from_sysfs && host)
+    // Other hosts are judged from the topology alone: so is this one here.
+    reason += OtherHostsDiffer(*facts.topology, facts.host, FormatIbHca(InfinibandComputePorts(*host, nullptr, nullptr)));
   return {value, reason, ""};
 }
 
@@ -147,6 +156,22 @@ RuleOutcome DecideGidIndex(const RuleInput& input) {
           fmt::format("RoCE v2 GID with IPv4 address {} is index {} on every RoCE port; NCCL >= 2.21 finds it "
                       "itself, older releases would use index 0 (RoCE v1, link-local)",
                       address, index),
+          ""};
+}
+
+RuleOutcome DecideCollNet(const RuleInput& input) {
+  // CollNet (NCCL's in-network reduction) is off unless NCCL_COLLNET_ENABLE=1
+  // and runs only through the SHARP net plugin with a SHARP aggregation
+  // manager up; neither can be seen from here, so it is never set.
+  size_t sharp = 0;
+  if (input.facts.topology)
+    for (const UnmappedCa& ca : input.facts.topology->unmapped) sharp += ca.reason.find("SHARP") != std::string::npos;
+  if (sharp == 0) return {"", "no SHARP aggregation node in the fabric: CollNet has nothing to reduce on", ""};
+  return {"",
+          fmt::format("the fabric has {} SHARP aggregation node(s): CollNet (in-network reduction) can use them once "
+                      "the NCCL SHARP plugin and the SHARP aggregation manager are in place; then set "
+                      "NCCL_COLLNET_ENABLE=1 in site.env",
+                      sharp),
           ""};
 }
 

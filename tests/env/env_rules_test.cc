@@ -184,6 +184,21 @@ TEST(EnvRules, ActiveInfinibandPortsInSysfsMeanInfinibandWithoutAFabric) {
   EXPECT_EQ(Values(ComputeWithBuiltin(bare, FabricKind::kInfiniband)).at("NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
 }
 
+TEST(EnvRules, SharpAggregationNodesGetANoteOnCollNetAndNoValue) {
+  HandTopology t;
+  t.Switch(0x10, "leaf01", 1).Hca("node01", 0xa1, "mlx5_0", 0x10);
+  t.Unmapped(0xb1, "Mellanox Technologies Aggregation Node", "SHARP aggregation node (in-network reduction engine, not a host)");
+  Topology sharp = t.Build();
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(sharp, "node01"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env).count("NCCL_COLLNET_ENABLE"), 0u);
+  EXPECT_NE(ReasonOf(env, "NCCL_COLLNET_ENABLE").find("1 SHARP aggregation node(s)"), std::string::npos)
+      << ReasonOf(env, "NCCL_COLLNET_ENABLE");
+  Topology plain = SingleRail();
+  EXPECT_NE(ReasonOf(ComputeWithBuiltin(FactsFor(plain, "node01"), FabricKind::kInfiniband), "NCCL_COLLNET_ENABLE")
+                .find("no SHARP aggregation node"),
+            std::string::npos);
+}
+
 TEST(EnvRules, GidIndexNeverOnInfiniband) {
   Topology topology = SingleRail();
   RuleInput input{FactsFor(topology, "node01"), FabricKind::kInfiniband};
