@@ -20,6 +20,7 @@ namespace {
 
 struct DiscoverFlags {
   DiscoverOptions discover;
+  std::vector<std::string> fabrics;  // --fabric, repeatable: one file per subnet
   std::string topology_in;  // re-read a topology.json instead of discovering
   std::string format = "json";
   bool json = false;
@@ -36,6 +37,10 @@ Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
     return ParseTopologyJson(*text, flags.topology_in);
   }
   DiscoverOptions& d = flags.discover;
+  if (!flags.fabrics.empty()) {
+    d.fabric = flags.fabrics.front();
+    d.more_fabrics.assign(flags.fabrics.begin() + 1, flags.fabrics.end());
+  }
   bool fabric_file = d.fabric != "auto" && d.fabric != "live" && d.fabric != "none";
   // A fabric file usually describes another cluster: this machine's layout
   // does not belong in it unless asked for with --hwloc-xml/--layout-dir.
@@ -100,13 +105,16 @@ void AddDiscoverCommand(CLI::App& app, int& exit_status) {
   topolaunch discover --fabric fabric.ibnet --layout-dir layouts/ -o topology.json
   ibnetdiscover --cache fabric.cache && topolaunch discover --fabric fabric.cache
   topolaunch discover --fabric fabric.ibnet --format slurm -o /etc/slurm/topology.conf
+  topolaunch discover --fabric rail0.ibnet --fabric rail1.ibnet -o topology.json   # one dump per subnet
   topolaunch discover --topology topology.json --format text   # validate and summarize an existing file
 
 Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable (no HCA, timeout).)");
-  cmd->add_option("--fabric", flags->discover.fabric,
-                  "auto (live if an HCA is present), live, none, or FILE: an ibnetdiscover dump or an "
-                  "`ibnetdiscover --cache` file (detected)")
-      ->capture_default_str();
+  cmd->add_option("--fabric", flags->fabrics,
+                  "auto (live if an HCA is present, the default), live, none, or FILE: an ibnetdiscover dump or "
+                  "an `ibnetdiscover --cache` file (detected); repeat with one FILE per subnet for per-rail or "
+                  "per-plane subnets")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--ca", flags->discover.live.ca, "HCA to walk the fabric from (default: the first)");
   cmd->add_option("--port", flags->discover.live.port, "HCA port (default: the first active)")
       ->check(CLI::Range(0, 255));

@@ -8,6 +8,7 @@
 
 #include "core/text_io.h"
 #include "discover/assemble_topology.h"
+#include "discover/fabric_merge.h"
 #include "discover/hwloc_layout_source.h"
 #include "discover/ibnetdiscover_parser.h"
 #include "discover/local_host.h"
@@ -64,6 +65,45 @@ Result<std::unique_ptr<FabricSource>> OpenFabricFile(const std::string& path, co
   return std::unique_ptr<FabricSource>(new IbnetdiscoverDumpFabricSource(path, std::move(text).value(), options));
 }
 
+// Several fabric files, one subnet each, as one fabric (fabric_merge.h).
+class SeveralFabricFiles : public FabricSource {
+ public:
+  SeveralFabricFiles(std::vector<std::unique_ptr<FabricSource>> sources, std::vector<std::string> paths)
+      : sources_(std::move(sources)), paths_(std::move(paths)) {}
+  Result<Fabric> LoadFabric() override {
+    std::vector<Fabric> fabrics;
+    for (const std::unique_ptr<FabricSource>& source : sources_) {
+      Result<Fabric> fabric = source->LoadFabric();
+      if (!fabric.ok()) return fabric.take_error();
+      fabrics.push_back(std::move(fabric).value());
+    }
+    return MergeFabrics(std::move(fabrics), paths_);
+  }
+
+ private:
+  std::vector<std::unique_ptr<FabricSource>> sources_;
+  std::vector<std::string> paths_;
+};
+
+Result<std::unique_ptr<FabricSource>> OpenFabricFiles(const DiscoverOptions& options) {
+  std::vector<std::string> paths = {options.fabric};
+  paths.insert(paths.end(), options.more_fabrics.begin(), options.more_fabrics.end());
+  for (const std::string& path : paths)
+    if (path == "auto" || path == "live" || path == "none")
+      return Error(ErrorCode::kBadUsage, "--fabric",
+                   fmt::format("\"{}\" with other --fabric values: several fabrics are read from files only "
+                               "(one dump or cache per subnet)",
+                               path));
+  if (paths.size() == 1) return OpenFabricFile(paths.front(), options);
+  std::vector<std::unique_ptr<FabricSource>> sources;
+  for (const std::string& path : paths) {
+    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFile(path, options);
+    if (!opened.ok()) return opened.take_error();
+    sources.push_back(std::move(opened).value());
+  }
+  return std::unique_ptr<FabricSource>(new SeveralFabricFiles(std::move(sources), std::move(paths)));
+}
+
 struct Layouts {
   std::vector<std::unique_ptr<HwlocLayoutSource>> sources;
   std::vector<LayoutInput> inputs;
@@ -115,12 +155,12 @@ Result<Topology> RunDiscovery(const DiscoverOptions& options) {
   NoteMissingFabric optional_live(live, options);
   std::unique_ptr<FabricSource> file_source;
   FabricSource* fabric = nullptr;
-  if (options.fabric == "auto") {
+  if (options.fabric == "auto" && options.more_fabrics.empty()) {
     fabric = &optional_live;
-  } else if (options.fabric == "live") {
+  } else if (options.fabric == "live" && options.more_fabrics.empty()) {
     fabric = &live;
-  } else if (options.fabric != "none") {
-    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFile(options.fabric, options);
+  } else if (options.fabric != "none" || !options.more_fabrics.empty()) {
+    Result<std::unique_ptr<FabricSource>> opened = OpenFabricFiles(options);
     if (!opened.ok()) return opened.take_error();
     file_source = std::move(opened).value();
     fabric = file_source.get();

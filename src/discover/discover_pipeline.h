@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "discover/ibnetdisc_fabric_source.h"
 #include "topolaunch/topology.h"
@@ -15,6 +16,9 @@ struct DiscoverOptions {
   /// "auto" (live when this machine has an HCA, else none), "live", "none",
   /// or a file: an ibnetdiscover dump or a libibnetdisc cache (detected).
   std::string fabric = "auto";
+  /// More fabric files, one subnet each (per-rail or per-plane subnets),
+  /// merged with `fabric`, which must then be a file too.
+  std::vector<std::string> more_fabrics;
   LiveFabricOptions live;
   std::string node_name_map_file;  ///< empty: none
   std::string hwloc_xml;           ///< one host's XML

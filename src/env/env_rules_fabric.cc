@@ -112,7 +112,7 @@ RuleOutcome DecideCrossNic(const RuleInput& input) {
       // are joined slowly, and since NCCL 2.29 a 0 on any rank turns the
       // cross-NIC paths off for the whole communicator. The fabric's rail
       // bandwidth between leaves is not judged here, so NCCL decides.
-      return {"", leaves.detail + ": rail-optimized; NCCL's default (2) already keeps each ring on one rail when it "
+      return {"", leaves.detail + "; NCCL's default (2) already keeps each ring on one rail when it "
                                   "can, and 0 (no crossing at all) is for rails joined slowly",
               ""};
     case NicLeafShape::kSharedLeaf:

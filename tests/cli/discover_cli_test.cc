@@ -102,6 +102,24 @@ TEST(DiscoverCli, TextAndSlurmFormats) {
   EXPECT_TRUE(empty.out.empty());
 }
 
+// Per-rail subnets: one dump each, one topology with every host port.
+TEST(DiscoverCli, SeveralFabricFilesAreOneFabric) {
+  std::string stage = Data("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
+  std::string lab = Data("ibnet/nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet");
+  ProcessResult r = RunTopolaunch({"discover", "--fabric", stage, "--fabric", lab});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  Result<Topology> t = ParseOutput(r);
+  ASSERT_TRUE(t.ok());
+  EXPECT_NE(t->FindHost("stage1"), nullptr);
+  EXPECT_NE(t->FindHost("r-dcs96"), nullptr);
+  EXPECT_EQ(t->switches.size(), 10u);
+
+  ProcessResult live = RunTopolaunch({"discover", "--fabric", stage, "--fabric", "live"});
+  EXPECT_EQ(live.exit_code, 2) << live.Describe();
+  EXPECT_NE(live.err.find("several fabrics are read from files only"), std::string::npos) << live.err;
+  EXPECT_TRUE(live.out.empty());
+}
+
 TEST(DiscoverCli, SlurmNodesChoosesTheHostsOfTopologyConf) {
   std::string dump = Data("ibnet/stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet");
   ProcessResult r = RunTopolaunch({"discover", "--fabric", dump, "--format", "slurm", "--slurm-nodes",

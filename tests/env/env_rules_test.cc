@@ -60,7 +60,7 @@ TEST(EnvRules, RailOptimized) {
   // NCCL's default already keeps rings on rails: NCCL_CROSS_NIC=0 would
   // only forbid crossing, and since 2.29 for the whole communicator.
   EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
-  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("rail-optimized; NCCL's default (2) already keeps each ring on one rail"),
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("own rail of leaves; NCCL's default (2) already keeps each ring on one rail"),
             std::string::npos)
       << ReasonOf(env, "NCCL_CROSS_NIC");
   // dgx06's mlx5_0 is unplugged: its value differs and says why.
