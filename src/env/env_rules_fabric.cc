@@ -1,9 +1,10 @@
 // The rules that read the fabric: NCCL_IB_HCA, NCCL_CROSS_NIC and
 // NCCL_IB_GID_INDEX.
 //
-// NCCL_CROSS_NIC is set to 1 only where every NIC of the host is on one
-// leaf (crossing costs nothing there); on rails and elsewhere NCCL's
-// default (2: same NIC first, crossing when it is faster) stays.
+// NCCL_CROSS_NIC is set to 1 where every NIC of the host is on one leaf
+// (crossing costs nothing there), to 0 on rails joined slowly or not at all
+// (rail_join.h); on well-joined rails and elsewhere NCCL's default (2: same
+// NIC first, crossing when it is faster) stays.
 //
 // NCCL_IB_GID_INDEX is only worth setting on RoCE, and then only when the
 // index NCCL would otherwise use is wrong. NCCL >= 2.21 selects, per port,
@@ -22,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "env/compute_ports.h"
+#include "env/rail_join.h"
 #include "env/env_rules.h"
 
 namespace topolaunch {
@@ -105,16 +107,26 @@ RuleOutcome DecideCrossNic(const RuleInput& input) {
     return {"", "no discovered InfiniBand fabric: leaf switches unknown, NCCL's default (2) stays", ""};
   NicLeafAnalysis leaves = AnalyzeNicLeaves(*input.facts.topology, *host);
   switch (leaves.shape) {
-    case NicLeafShape::kRailOptimized:
+    case NicLeafShape::kRailOptimized: {
       // NCCL's default (2) already searches for rings and trees that stay on
       // one NIC end to end first (graph/search.cc) and keeps them on their
       // rail; 0 forbids crossing outright, which only pays where the rails
-      // are joined slowly, and since NCCL 2.29 a 0 on any rank turns the
-      // cross-NIC paths off for the whole communicator. The fabric's rail
-      // bandwidth between leaves is not judged here, so NCCL decides.
-      return {"", leaves.detail + "; NCCL's default (2) already keeps each ring on one rail when it "
-                                  "can, and 0 (no crossing at all) is for rails joined slowly",
+      // are joined slowly (rail_join.h), and since NCCL 2.29 a 0 on any rank
+      // turns the cross-NIC paths off for the whole communicator -- every
+      // rank gets the same value from the same fabric here. NCCL's rail
+      // syntax for NCCL_IB_HCA is not used: older NCCL on the nodes would
+      // read the extra field differently, and the version is not known here.
+      RailJoin join = JudgeRailJoin(*input.facts.topology);
+      if (join.slow)
+        return {"0",
+                leaves.detail + "; " + join.detail +
+                    ": a ring that changed rails would cross that, so every ring stays on its rail",
+                ""};
+      return {"", leaves.detail + "; " + join.detail +
+                      "; NCCL's default (2) already keeps each ring on one rail when it can, and 0 (no crossing at "
+                      "all) is for rails joined slowly",
               ""};
+    }
     case NicLeafShape::kSharedLeaf:
       return {"1", leaves.detail + ": using different NICs on the two ends costs nothing", ""};
     case NicLeafShape::kSingleNic:

@@ -57,17 +57,34 @@ TEST(EnvRules, SingleRailFatTree) {
 TEST(EnvRules, RailOptimized) {
   Topology topology = testing::MultiRailTopology();
   EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "dgx02"), FabricKind::kInfiniband);
-  // NCCL's default already keeps rings on rails: NCCL_CROSS_NIC=0 would
-  // only forbid crossing, and since 2.29 for the whole communicator.
-  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
-  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("own rail of leaves; NCCL's default (2) already keeps each ring on one rail"),
-            std::string::npos)
+  // The two rails' spines meet nowhere: a ring that changed rails could
+  // not even connect, so NCCL_CROSS_NIC=0 keeps every ring on its rail.
+  EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}, {"NCCL_CROSS_NIC", "0"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("rails mlx5_0:1 and mlx5_1:1 are not joined at all"), std::string::npos)
       << ReasonOf(env, "NCCL_CROSS_NIC");
   // dgx06's mlx5_0 is unplugged: its value differs and says why.
   EnvOutcome dgx06 = ComputeWithBuiltin(FactsFor(topology, "dgx06"), FabricKind::kInfiniband);
   EXPECT_EQ(Values(dgx06)["NCCL_IB_HCA"], "=mlx5_1:1");
   EXPECT_NE(ReasonOf(dgx06, "NCCL_IB_HCA").find("mlx5_0:1: not cabled to a switch"), std::string::npos);
   EXPECT_NE(ReasonOf(env, "NCCL_IB_HCA").find("hosts differ (dgx06: =mlx5_1:1)"), std::string::npos);
+}
+
+TEST(EnvRules, RailsJoinedAtTheSpinesLeaveCrossNicToNccl) {
+  // NCCL's default already keeps rings on rails: NCCL_CROSS_NIC=0 would
+  // only forbid crossing, and since 2.29 for the whole communicator.
+  Topology topology = testing::MultiRailTopology();
+  topology.switches.push_back({0x1020, "core", 3, 36});
+  PortRef a{0x1010, 30}, b{0x1011, 30};
+  for (int i = 0; i < 2; ++i) {
+    topology.links.push_back({a, {0x1020, 1 + 2 * i}, "4X", "HDR", "Active"});
+    topology.links.push_back({b, {0x1020, 2 + 2 * i}, "4X", "HDR", "Active"});
+    ++a.port, ++b.port;
+  }
+  std::sort(topology.links.begin(), topology.links.end(), [](const TopologyLink& x, const TopologyLink& y) { return x.from < y.from; });
+  EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "dgx02"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(env).count("NCCL_CROSS_NIC"), 0u) << ReasonOf(env, "NCCL_CROSS_NIC");
+  EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("the rails meet at full bandwidth"), std::string::npos)
+      << ReasonOf(env, "NCCL_CROSS_NIC");
 }
 
 TEST(EnvRules, AllNicsOnOneLeafMayCross) {
