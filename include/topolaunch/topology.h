@@ -107,6 +107,10 @@ void AttachLayout(Topology& topology, const std::string& host_name, HostLayout l
 /// Technologies"), SHARP aggregation nodes and switch management ports are not.
 std::optional<std::string> WhyNotAHostDescription(std::string_view description);
 
+/// How WhyNotAHostDescription's reason starts for an OS default host name
+/// ("localhost", "ubuntu", "(none)", ...).
+inline constexpr std::string_view kOsDefaultHostName = "node description names an OS default host";
+
 /// True for RFC 1123 host names (letters, digits, '-', '.', '_' tolerated as
 /// sites use it; no leading '-', at most 253 characters).
 bool IsValidHostName(std::string_view name);

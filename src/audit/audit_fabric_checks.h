@@ -27,10 +27,12 @@ std::vector<Finding> CheckPortStates(const Fabric& fabric, const Topology& topol
 /// that the fabric no longer has, each named by the baseline (error).
 std::vector<Finding> CheckExpectedLinks(const Fabric& fabric, const Topology& expected);
 
-/// host_rail_count: hosts with fewer active HCA ports than most hosts
-/// (error); unmapped_ca: CAs that could not be mapped to a host (warning;
-/// info for SHARP aggregation nodes and switch management ports, which are
-/// never hosts).
+/// host_rail_count: hosts with fewer active HCA ports than most hosts of
+/// their kind (error; audit_host_kinds.h); default_node_description: CAs
+/// whose description names an OS default host ("localhost") (warning);
+/// unmapped_ca: other CAs that could not be mapped to a host (warning; info
+/// for SHARP aggregation nodes and switch management ports, which are never
+/// hosts).
 std::vector<Finding> CheckHosts(const Fabric& fabric, const Topology& topology);
 
 }  // namespace topolaunch

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "audit/audit_fabric_checks.h"
+#include "audit/audit_host_kinds.h"
 #include "audit/audit_port_naming.h"
 
 namespace topolaunch {
@@ -100,38 +101,51 @@ Severity UnmappedSeverity(const UnmappedCa& ca) {
   return never_a_host ? Severity::kInfo : Severity::kWarning;
 }
 
-}  // namespace
-
-std::vector<Finding> CheckHosts(const Fabric& fabric, const Topology& topology) {
-  std::vector<Finding> out;
-  std::map<std::string, int> active;
-  std::map<int, int> hosts_with;
+// Each kind of host (audit_host_kinds.h) against its own majority.
+void CheckRailCounts(const Fabric& fabric, const Topology& topology, std::vector<Finding>& out) {
+  struct Kind {
+    std::vector<std::pair<const TopologyHost*, int>> hosts;  // host, active HCA ports
+    std::map<int, int> hosts_with;
+  };
+  std::map<std::string, Kind> kinds;
   for (const TopologyHost& host : topology.hosts) {
     if (host.hcas.empty()) continue;  // a layout-only host
     int n = 0;
     for (const HcaAttachment& hca : host.hcas) n += ActivePort(fabric, hca) ? 1 : 0;
-    active[host.name] = n;
-    ++hosts_with[n];
+    Kind& kind = kinds[HostKind(host.name)];
+    kind.hosts.emplace_back(&host, n);
+    ++kind.hosts_with[n];
   }
-  int total = static_cast<int>(active.size());
-  for (const auto& [count, hosts] : hosts_with) {
-    if (hosts < 2 || 2 * hosts <= total) continue;
-    for (const TopologyHost& host : topology.hosts) {
-      auto it = active.find(host.name);
-      if (it == active.end() || it->second >= count) continue;
-      Finding f;
-      f.check = "host_rail_count";
-      f.severity = Severity::kError;
-      f.host = host.name;
-      f.message = fmt::format("{} has {} active HCA port{}, most hosts have {}", host.name, it->second,
-                              it->second == 1 ? "" : "s", count);
-      f.reasons.push_back(fmt::format("{} of {} hosts have {} active HCA ports", hosts, total, count));
-      out.push_back(std::move(f));
+  for (const auto& [name, kind] : kinds) {
+    int total = static_cast<int>(kind.hosts.size());
+    if (total < kMinHostsOfAKind) continue;
+    for (const auto& [count, hosts] : kind.hosts_with) {
+      if (2 * hosts <= total) continue;
+      for (const auto& [host, active] : kind.hosts) {
+        if (active >= count) continue;
+        Finding f;
+        f.check = "host_rail_count";
+        f.severity = Severity::kError;
+        f.host = host->name;
+        f.message = fmt::format("{} has {} active HCA port{}, the other {} hosts have {}", host->name, active,
+                                active == 1 ? "" : "s", name, count);
+        f.reasons.push_back(fmt::format("{} of the {} hosts named {} have {} active HCA ports", hosts, total, name,
+                                        count));
+        out.push_back(std::move(f));
+      }
     }
   }
+}
+
+}  // namespace
+
+std::vector<Finding> CheckHosts(const Fabric& fabric, const Topology& topology) {
+  std::vector<Finding> out;
+  CheckRailCounts(fabric, topology, out);
   for (const UnmappedCa& ca : topology.unmapped) {
     Finding f;
-    f.check = "unmapped_ca";
+    bool os_default = ca.reason.starts_with(kOsDefaultHostName);
+    f.check = os_default ? "default_node_description" : "unmapped_ca";
     f.severity = UnmappedSeverity(ca);
     f.message = fmt::format("CA {} \"{}\" could not be mapped to a host", FormatGuid(ca.guid), ca.description);
     f.reasons.push_back(ca.reason);

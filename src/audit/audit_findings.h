@@ -74,8 +74,12 @@ void NormalizeReport(AuditReport& report);
 std::string FormatAuditJson(const AuditReport& report);
 
 /// The report for people: findings grouped by severity, then what could not
-/// be checked, then a one-line verdict.
-std::string FormatAuditText(const AuditReport& report);
+/// be checked, then a one-line verdict. Within a severity, more than
+/// kAlikeShownOneByOne findings of one check with the same reasons (174 SHARP
+/// aggregation nodes) are one entry with their count, the first of them and
+/// the hosts they name, unless `verbose`; JSON always keeps every finding.
+inline constexpr size_t kAlikeShownOneByOne = 3;
+std::string FormatAuditText(const AuditReport& report, bool verbose = false);
 
 /// One line for a Slurm drain reason: "ok", or the most severe findings
 /// ("audit: 2 error: mlx5_0 port 1 Init; gpu 0000:07:00.0 pcie 16GT/s x8"),

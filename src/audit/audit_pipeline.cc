@@ -166,7 +166,7 @@ Status RunFabric(const AuditOptions& o, const CounterThresholds& thresholds, Aud
   report.generated.fabric_source = fabric.source;
   Append(report, {"link_width", "link_speed"}, CheckLinkRates(fabric, topology));
   Append(report, {"port_state"}, CheckPortStates(fabric, topology));
-  Append(report, {"host_rail_count", "unmapped_ca"}, CheckHosts(fabric, topology));
+  Append(report, {"host_rail_count", "default_node_description", "unmapped_ca"}, CheckHosts(fabric, topology));
   if (expected) Append(report, {"link_down"}, CheckExpectedLinks(fabric, *expected));
   for (const TopologyHost& host : topology.hosts)
     if (host.layout) CheckLayout(*host.layout, host.name, o.expect_gpus, report);

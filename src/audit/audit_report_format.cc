@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/audit_findings.h"
+#include "core/hostlist.h"
 #include "core/json_text.h"
 
 namespace topolaunch {
@@ -62,6 +63,13 @@ std::string SafeText(std::string_view text) {
   return out;
 }
 
+void AppendFinding(const Finding& f, std::string& out) {
+  out += fmt::format("  [{}] {}\n", f.check, f.message);
+  std::string where = Location(f);
+  if (!where.empty()) out += fmt::format("      at {}\n", where);
+  for (const std::string& r : f.reasons) out += fmt::format("      - {}\n", r);
+}
+
 }  // namespace
 
 std::string FormatAuditJson(const AuditReport& report) {
@@ -79,7 +87,7 @@ std::string FormatAuditJson(const AuditReport& report) {
   return DumpJsonText(doc, 2) + "\n";
 }
 
-std::string FormatAuditText(const AuditReport& report) {
+std::string FormatAuditText(const AuditReport& report, bool verbose) {
   std::string out;
   for (Severity s : {Severity::kCritical, Severity::kError, Severity::kWarning, Severity::kInfo}) {
     std::vector<const Finding*> group;
@@ -87,11 +95,27 @@ std::string FormatAuditText(const AuditReport& report) {
       if (f.severity == s) group.push_back(&f);
     if (group.empty()) continue;
     out += fmt::format("{} ({}):\n", SeverityName(s), group.size());
+    // Alike: one check, the same reasons; in the order each first appears.
+    std::vector<std::vector<const Finding*>> alike;
+    std::map<std::pair<std::string, std::vector<std::string>>, size_t> index;
     for (const Finding* f : group) {
-      out += fmt::format("  [{}] {}\n", f->check, f->message);
-      std::string where = Location(*f);
-      if (!where.empty()) out += fmt::format("      at {}\n", where);
-      for (const std::string& r : f->reasons) out += fmt::format("      - {}\n", r);
+      auto [at, fresh] = index.emplace(std::pair{f->check, f->reasons}, alike.size());
+      if (fresh) alike.emplace_back();
+      alike[at->second].push_back(f);
+    }
+    for (const std::vector<const Finding*>& same : alike) {
+      if (verbose || same.size() <= kAlikeShownOneByOne) {
+        for (const Finding* f : same) AppendFinding(*f, out);
+        continue;
+      }
+      const Finding& first = *same.front();
+      out += fmt::format("  [{}] {} alike, the first: {}\n", first.check, same.size(), first.message);
+      std::vector<std::string> hosts;
+      for (const Finding* f : same)
+        if (!f->host.empty()) hosts.push_back(f->host);
+      if (!hosts.empty()) out += fmt::format("      hosts: {}\n", HostListForMessages(hosts));
+      for (const std::string& r : first.reasons) out += fmt::format("      - {}\n", r);
+      out += fmt::format("      (--verbose lists all {})\n", same.size());
     }
   }
   if (!report.checks_failed_to_run.empty()) {

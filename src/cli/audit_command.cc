@@ -20,6 +20,7 @@ struct AuditFlags {
   std::string fail_on = "error";
   bool json = false;
   bool prolog = false;
+  bool verbose = false;
   bool no_counters = false;
   double timeout_s = 0;  // 0: 5 s with --local alone, else 120 s
   int expect_gpus = -1;
@@ -42,7 +43,7 @@ Status Validate(const AuditFlags& f) {
 std::string Render(const AuditFlags& flags, const AuditReport& report) {
   if (flags.json) return FormatAuditJson(report);
   if (flags.prolog) return FormatAuditProlog(report) + "\n";
-  return FormatAuditText(report);
+  return FormatAuditText(report, flags.verbose);
 }
 
 int RunAuditCommand(AuditFlags& flags) {
@@ -114,6 +115,7 @@ Exit status: 0 healthy, 1 findings at or above --fail-on, 2 bad usage or input,
       ->capture_default_str();
   auto* json = cmd->add_flag("--json", flags->json, "the findings as topolaunch.audit/1 JSON");
   cmd->add_flag("--prolog", flags->prolog, "one line for a Slurm drain reason (\"ok\" when healthy)")->excludes(json);
+  cmd->add_flag("-v,--verbose", flags->verbose, "list every finding, also where many are alike");
   cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
   cmd->callback([flags, &exit_status] { exit_status = RunAuditCommand(*flags); });
 }

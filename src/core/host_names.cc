@@ -6,6 +6,9 @@
 // Mellanox Technologies"), whose first word would make a bogus host "MT4129".
 // Those, SHARP aggregation nodes and switch management ports are not hosts;
 // the reason is kept so `discover` can explain why a CA is in `unmapped`.
+// Neither is a host name an OS installs by default ("localhost", "ubuntu",
+// "(none)"): rdma-ndd wrote the node description before the host got its
+// real name, and every such host would merge into one "localhost".
 #include <cctype>
 #include <string>
 
@@ -39,6 +42,17 @@ bool IsFirmwareDefault(std::string_view description) {
          Contains(description, "NVIDIA Technologies");
 }
 
+bool IsOsDefaultHostName(std::string_view word) {
+  static constexpr std::string_view kDefaults[] = {"localhost", "localhost.localdomain", "localhost6", "ubuntu",
+                                                   "debian", "centos", "rocky", "almalinux", "fedora", "rhel",
+                                                   "linux", "(none)", "none", "unknown", "ubuntu-server"};
+  std::string lower;
+  for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view d : kDefaults)
+    if (lower == d) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> WhyNotAHostDescription(std::string_view description) {
@@ -53,6 +67,10 @@ std::optional<std::string> WhyNotAHostDescription(std::string_view description) 
     return "firmware default node description: the host never set it (set it with "
            "/sys/class/infiniband/<dev>/node_desc or name the GUID in --node-name-map)";
   std::string_view word = FirstWord(description);
+  if (IsOsDefaultHostName(word))
+    return fmt::format("{}: \"{}\" is an OS default host name, not this host's (set the host name, then restart "
+                       "rdma-ndd or write /sys/class/infiniband/<dev>/node_desc)",
+                       kOsDefaultHostName, word);
   if (!IsValidHostName(word))
     return fmt::format("first word \"{}\" of the node description is not a host name", word);
   return std::nullopt;

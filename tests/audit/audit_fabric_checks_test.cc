@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <fmt/format.h>
+
 #include "cli/audit_test_util.h"
 #include "audit/audit_fabric_checks.h"
 #include "discover/ibnetdiscover_parser.h"
@@ -159,6 +161,73 @@ TEST(AuditHosts, HostWithFewerRailsThanPeersIsAnError) {
   for (FabricNode& n : l.fabric.nodes)
     if (n.description == "node02 mlx5_3") n.ports[0].state = "Down";
   EXPECT_EQ(Serious(CheckHosts(l.fabric, l.topology)), (std::set<FindingKey>{{"error", "host_rail_count", "node02", ""}}));
+}
+
+// A pod as admins really have them: GPU nodes with four rails, storage
+// servers with two, a UFM server with one, a node whose description is still
+// "localhost"; exactly the GPU node with a rail down is an error.
+Loaded MixedKinds(bool heal) {
+  RailSpec spec;
+  spec.hosts = 12;
+  spec.rails = 4;
+  spec.host_prefix = "gpu";
+  Result<Fabric> parsed = ParseIbnetdiscover(RailOptimizedPod(spec).netfile, "pod");
+  EXPECT_TRUE(parsed.ok()) << parsed.error().Message();
+  Loaded l{parsed.ok() ? *parsed : Fabric{}, {}};
+  for (FabricNode& n : l.fabric.nodes) {
+    if (n.type != NodeType::kCa) continue;
+    int host = std::stoi(n.description.substr(3, 2)), rail = n.description.back() - '0';
+    std::string device = n.description.substr(n.description.find(' '));
+    if (host >= 8 && host <= 11) {  // stor01..stor04: two HCAs cabled, by design
+      n.description = fmt::format("stor{:02}{}", host - 7, device);
+      if (rail >= 2) n.ports[0].state = "Down";
+    } else if (host == 12) {  // the UFM server: one port
+      n.description = "ufm" + device;
+      if (rail >= 1) n.ports[0].state = "Down";
+    } else if (host == 7) {
+      n.description = "localhost" + device;
+    } else if (host == 3 && rail == 3 && !heal) {
+      n.ports[0].state = "Down";
+    }
+  }
+  l.topology = BuildTopology(l.fabric, {}, {});
+  return l;
+}
+
+TEST(AuditHosts, EachKindOfHostIsJudgedAmongItsOwn) {
+  Loaded sick = MixedKinds(false);
+  EXPECT_EQ(sick.topology.FindHost("localhost"), nullptr);  // four CAs, never one merged "host"
+  std::vector<Finding> found = CheckHosts(sick.fabric, sick.topology);
+  std::set<FindingKey> errors;
+  int default_descriptions = 0;
+  for (const Finding& f : found) {
+    if (f.severity == Severity::kError) errors.insert({"error", f.check, f.host, f.switch_name});
+    if (f.check == "default_node_description") {
+      ++default_descriptions;
+      EXPECT_EQ(f.severity, Severity::kWarning);
+      ASSERT_FALSE(f.reasons.empty());
+      EXPECT_NE(f.reasons[0].find("\"localhost\" is an OS default host name"), std::string::npos) << f.reasons[0];
+    }
+  }
+  EXPECT_EQ(errors, (std::set<FindingKey>{{"error", "host_rail_count", "gpu03", ""}}));
+  EXPECT_EQ(default_descriptions, 4);
+  for (const Finding& f : found)
+    if (f.check == "host_rail_count")
+      EXPECT_NE(f.message.find("gpu03 has 3 active HCA ports, the other gpu# hosts have 4"), std::string::npos) << f.message;
+
+  Loaded healed = MixedKinds(true);
+  for (const Finding& f : CheckHosts(healed.fabric, healed.topology))
+    EXPECT_LT(f.severity, Severity::kError) << f.check << ": " << f.message;
+}
+
+TEST(AuditHosts, AFewHostsOfAKindAreNotJudgedByMajority) {
+  RailSpec spec;
+  spec.hosts = 3;  // below kMinHostsOfAKind
+  spec.rails = 2;
+  Loaded l = Load(RailOptimizedPod(spec).netfile);
+  for (FabricNode& n : l.fabric.nodes)
+    if (n.description == "node02 mlx5_1") n.ports[0].state = "Down";
+  EXPECT_TRUE(Serious(CheckHosts(l.fabric, l.topology)).empty());
 }
 
 TEST(AuditHosts, UnmappedCasAreReported) {

@@ -1,4 +1,5 @@
 // The audit report: JSON shape that `plan` reads, the prolog line, exit status.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -78,6 +79,44 @@ TEST(AuditReport, TextGroupsBySeverityWithTheExactPort) {
   ASSERT_NE(warning, std::string::npos) << text;
   EXPECT_LT(error, warning);
   EXPECT_NE(text.find("at switch 0x98039b0300100000/leaf01 port 3 ↔ node03 mlx5_0 port 1"), std::string::npos) << text;
+}
+
+TEST(AuditReport, ManyAlikeFindingsAreOneEntryUnlessVerbose) {
+  AuditReport r;
+  for (int i = 0; i < 174; ++i) {
+    Finding f;
+    f.severity = Severity::kInfo;
+    f.check = "unmapped_ca";
+    f.message = fmt::format("CA 0x{:016x} \"Mellanox Technologies Aggregation Node\" could not be mapped to a host", i);
+    f.reasons = {"SHARP aggregation node (in-network reduction engine, not a host)"};
+    r.findings.push_back(f);
+  }
+  for (const char* host : {"gpu17", "gpu3", "gpu4", "gpu5"}) {
+    Finding f;
+    f.check = "host_rail_count";
+    f.host = host;
+    f.message = std::string(host) + " has 3 active HCA ports, the other gpu# hosts have 4";
+    f.reasons = {"216 of the 220 hosts named gpu# have 4 active HCA ports"};
+    r.findings.push_back(f);
+  }
+  Finding other = r.findings.back();
+  other.host = "gpu9";
+  other.message = "gpu9 has 3 active HCA ports, the other gpu# hosts have 4";
+  other.reasons = {"a different cause"};
+  r.findings.push_back(other);
+
+  std::string text = FormatAuditText(r);
+  EXPECT_NE(text.find("info (174):\n  [unmapped_ca] 174 alike, the first: CA 0x0000000000000000"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(--verbose lists all 174)"), std::string::npos) << text;
+  EXPECT_NE(text.find("[host_rail_count] 4 alike, the first: gpu17 has 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("      hosts: gpu[3-5,17]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  [host_rail_count] gpu9 has 3"), std::string::npos) << text;  // its own cause: shown alone
+  EXPECT_EQ(text.find("0x00000000000000ad"), std::string::npos);
+
+  std::string verbose = FormatAuditText(r, true);
+  EXPECT_NE(verbose.find("CA 0x00000000000000ad"), std::string::npos);
+  EXPECT_EQ(verbose.find("alike"), std::string::npos);
 }
 
 TEST(AuditReport, SeverityNamesRoundTrip) {

@@ -17,8 +17,10 @@
 
 #include "cli/audit_test_util.h"
 #include "cli/cli_test_util.h"
+#include "discover/ibnetdiscover_parser.h"
 #include "support/fabric_generator.h"
 #include "support/ibsim_harness.h"
+#include "topolaunch/topology_json.h"
 
 namespace topolaunch::testing {
 namespace {
@@ -51,6 +53,55 @@ Running StartWithSm(const std::string& netfile_text, const TempDir& dir) {
   EXPECT_TRUE(sm.ok()) << sm.error().Message();
   if (sm.ok()) r.opensm = std::move(sm).value();
   return r;
+}
+
+// A pod with hosts of several kinds, as a topology.json: twelve four-rail
+// nodes renamed into GPU nodes, storage servers with two rails, a UFM server
+// with one and a node still described as "localhost"; `sick` unplugs one
+// rail of gpu03.
+std::string MixedKindsTopology(const TempDir& dir, bool sick) {
+  RailSpec spec;
+  spec.hosts = 12;
+  spec.rails = 4;
+  spec.host_prefix = "gpu";
+  Result<Fabric> fabric = ParseIbnetdiscover(RailOptimizedPod(spec).netfile, "pod");
+  EXPECT_TRUE(fabric.ok());
+  if (!fabric.ok()) return "";
+  std::set<Guid> unplugged;
+  for (FabricNode& n : fabric->nodes) {
+    if (n.type != NodeType::kCa) continue;
+    int host = std::stoi(n.description.substr(3, 2)), rail = n.description.back() - '0';
+    std::string device = n.description.substr(n.description.find(' '));
+    if (host >= 8 && host <= 11) n.description = "stor0" + std::to_string(host - 7) + device;
+    if (host == 12) n.description = "ufm" + device;
+    if (host == 7) n.description = "localhost" + device;
+    if ((host >= 8 && host <= 11 && rail >= 2) || (host == 12 && rail >= 1) || (sick && host == 3 && rail == 3))
+      unplugged.insert(n.guid);
+  }
+  std::erase_if(fabric->nodes, [&](const FabricNode& n) { return unplugged.contains(n.guid); });
+  for (FabricNode& n : fabric->nodes)
+    std::erase_if(n.ports, [&](const FabricPort& p) { return p.remote && unplugged.contains(p.remote->node_guid); });
+  std::string path = dir.File(sick ? "sick.json" : "healed.json");
+  std::ofstream(path) << FormatTopologyJson(BuildTopology(*fabric, {}, {}));
+  return path;
+}
+
+TEST(AuditKinds, OnlyTheGpuNodeMissingARailFailsThePod) {
+  TempDir dir;
+  ProcessResult sick = RunTopolaunch({"audit", "--topology", MixedKindsTopology(dir, true), "--json"});
+  ASSERT_EQ(sick.exit_code, 1) << sick.Describe();
+  json doc = json::parse(sick.out);
+  std::set<FindingKey> errors;
+  for (const FindingKey& k : SeriousFindings(doc))
+    if (std::get<0>(k) == "error") errors.insert(k);
+  EXPECT_EQ(errors, (std::set<FindingKey>{{"error", "host_rail_count", "gpu03", ""}})) << sick.out;
+
+  ProcessResult text = RunTopolaunch({"audit", "--topology", MixedKindsTopology(dir, true)});
+  EXPECT_NE(text.out.find("[default_node_description] 4 alike"), std::string::npos) << text.out;
+
+  ProcessResult healed = RunTopolaunch({"audit", "--topology", MixedKindsTopology(dir, false)});
+  EXPECT_EQ(healed.exit_code, 0) << healed.Describe();
+  EXPECT_NE(healed.out.find("0 critical, 0 error"), std::string::npos) << healed.out;
 }
 
 TEST(AuditIbsim, ReportsExactlyTheInjectedFaults) {
