@@ -63,7 +63,9 @@ TEST_F(EnvCli, ShValuesForARailOptimizedHost) {
   ProcessResult r = RunTopolaunch(Args({}));
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   std::map<std::string, std::string> values = ParseSh(r.out);
+  // MultiRailTopology's two rails meet nowhere: NCCL_CROSS_NIC=0.
   EXPECT_EQ(values, (std::map<std::string, std::string>{{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"},
+                                                         {"NCCL_CROSS_NIC", "0"},
                                                          {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
                                                          {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
                                                          {"NCCL_DEBUG", "WARN"}}));
