@@ -87,9 +87,11 @@ void GatherLocalFacts(const EnvFlags& flags, bool local, const std::map<std::str
   Result<std::vector<RdmaPort>> ports = ReadRdmaPorts(flags.sysfs);
   if (ports.ok()) facts.rdma_ports = std::move(ports).value();
   else Note(ports.error().Message());
-  Result<SocketRoute> route = MakeKernelRouteLookup()->RouteToward(facts.rank0_host);
+  std::unique_ptr<RouteLookup> routes = MakeKernelRouteLookup();
+  Result<SocketRoute> route = routes->RouteToward(facts.rank0_host);
   if (route.ok()) facts.socket_route = std::move(route).value();
   else facts.socket_route_problem = route.error().Message();
+  facts.socket_interfaces = routes->Interfaces();
 }
 
 Status WriteNcclTopo(const std::string& file, const Topology& topology, FabricKind fabric, EnvFacts& facts) {

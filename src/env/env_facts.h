@@ -39,6 +39,15 @@ struct SocketRoute {
   bool operator==(const SocketRoute&) const = default;
 };
 
+/// One IPv4 interface of this machine that is up (getifaddrs, and the link
+/// speed from /sys/class/net/<name>/speed).
+struct SocketInterface {
+  std::string name;                 ///< "ens1f0"
+  std::string address;              ///< "10.1.0.5/16"
+  std::optional<int> speed_mbps;    ///< absent when the driver does not say (virtual devices)
+  bool operator==(const SocketInterface&) const = default;
+};
+
 /// Everything the rules may look at. `topology` must outlive the facts.
 struct EnvFacts {
   const Topology* topology = nullptr;
@@ -51,6 +60,9 @@ struct EnvFacts {
   /// it could not be decided here.
   std::optional<SocketRoute> socket_route;
   std::string socket_route_problem;
+  /// This machine's IPv4 interfaces that are up (loopback left out); empty
+  /// when the env is computed for another machine.
+  std::vector<SocketInterface> socket_interfaces;
   std::string nccl_topo_file;          ///< absolute path written by --nccl-topo, or ""
 };
 

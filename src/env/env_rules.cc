@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace topolaunch {
 
@@ -45,6 +46,40 @@ const EnvRule* FindEnvRule(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+bool VirtualInterface(std::string_view name) {
+  for (std::string_view prefix : {"docker", "virbr", "veth", "br-", "cni", "flannel", "cali", "tun", "tap", "wg",
+                                  "tailscale", "vxlan", "kube", "lxc", "podman"})
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+
+}  // namespace
+
+// On TCP the socket transport is the data path, and NCCL stripes it over
+// every interface NCCL_SOCKET_IFNAME matches (transport/net_socket.cc finds
+// up to 16); the bootstrap takes the first match alone. One host cannot see
+// whether the others reach it on its other interfaces, so the value stays the
+// one toward rank 0 and the reason names the interfaces as fast as that one.
+std::string AlikeInterfacesNote(const EnvFacts& facts, const std::string& routed) {
+  std::optional<int> speed;
+  for (const SocketInterface& i : facts.socket_interfaces)
+    if (i.name == routed) speed = i.speed_mbps;
+  if (!speed) return "";
+  std::vector<std::string> alike;
+  for (const SocketInterface& i : facts.socket_interfaces)
+    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed)
+      alike.push_back(fmt::format("{} ({})", i.name, i.address));
+  if (alike.empty()) return "";
+  std::string names = routed;
+  for (const SocketInterface& i : facts.socket_interfaces)
+    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed) names += "," + i.name;
+  return fmt::format("; as fast ({} Mb/s): {}. NCCL's socket transport would stripe over all of them: where every "
+                     "host reaches every other on each (one subnet per NIC), set NCCL_SOCKET_IFNAME=={} in site.env",
+                     *speed, fmt::join(alike, ", "), names);
+}
+
 RuleOutcome DecideSocketIfname(const RuleInput& input) {
   const EnvFacts& facts = input.facts;
   if (!facts.socket_route) return {"", facts.socket_route_problem.empty() ? "the route to the rank-0 host is unknown" : facts.socket_route_problem, ""};
@@ -52,7 +87,9 @@ RuleOutcome DecideSocketIfname(const RuleInput& input) {
   if (name == "lo" || name.starts_with("docker"))
     return {"", fmt::format("the route toward the rank-0 host leaves through {}, which other hosts cannot reach", name),
             fmt::format("{} reaches the rank-0 host only through {}: pass --rank0-host with the name other hosts use", facts.host, name)};
-  return {"=" + name, fmt::format("the interface toward the rank-0 host: {} ('=' makes the name exact)", facts.socket_route->detail), ""};
+  std::string reason = fmt::format("the interface toward the rank-0 host: {} ('=' makes the name exact)", facts.socket_route->detail);
+  if (input.fabric == FabricKind::kTcp) reason += AlikeInterfacesNote(facts, name);
+  return {"=" + name, reason, ""};
 }
 
 RuleOutcome DecideTopoFile(const RuleInput& input) {

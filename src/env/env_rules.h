@@ -45,6 +45,9 @@ RuleOutcome DecideIbHca(const RuleInput& input);
 RuleOutcome DecideCrossNic(const RuleInput& input);
 RuleOutcome DecideGidIndex(const RuleInput& input);
 RuleOutcome DecideSocketIfname(const RuleInput& input);
+/// On TCP: the interfaces as fast as `routed` (for DecideSocketIfname's
+/// reason), "" when there are none or speeds are unknown.
+std::string AlikeInterfacesNote(const EnvFacts& facts, const std::string& routed);
 RuleOutcome DecideTopoFile(const RuleInput& input);
 RuleOutcome DecideCudaDeviceOrder(const RuleInput& input);
 RuleOutcome DecideTorchAsyncErrorHandling(const RuleInput& input);

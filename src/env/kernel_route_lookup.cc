@@ -2,10 +2,12 @@
 // (getifaddrs), else take the longest-prefix route from /proc/net/route.
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -74,6 +76,33 @@ class KernelRouteLookup : public RouteLookup {
       if (std::optional<std::string> iface = ChooseRoute(*routes, 0))
         return SocketRoute{*iface, fmt::format("{} is this machine and resolves to loopback; the default route's interface {}", host, *iface)};
     return Error(ErrorCode::kUnavailable, host, "no route toward the rank-0 host");
+  }
+
+  std::vector<SocketInterface> Interfaces() override {
+    std::map<std::string, SocketInterface> found;
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) != 0) return {};
+    for (ifaddrs* i = list; i; i = i->ifa_next) {
+      if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+        continue;
+      if (found.contains(i->ifa_name)) continue;  // the first address names it
+      std::uint32_t mask = i->ifa_netmask ? ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr) : 0;
+      SocketInterface iface{i->ifa_name,
+                            fmt::format("{}/{}", Dotted(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr),
+                                        __builtin_popcount(mask)),
+                            std::nullopt};
+      // A virtual or down link reads -1 or fails: unknown.
+      Result<std::string> speed = ReadTextFile(fmt::format("/sys/class/net/{}/speed", i->ifa_name));
+      if (speed.ok()) {
+        int mbps = std::atoi(speed->c_str());
+        if (mbps > 0) iface.speed_mbps = mbps;
+      }
+      found.emplace(iface.name, iface);
+    }
+    freeifaddrs(list);
+    std::vector<SocketInterface> out;
+    for (auto& [name, iface] : found) out.push_back(std::move(iface));
+    return out;
   }
 };
 

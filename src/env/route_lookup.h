@@ -19,6 +19,8 @@ class RouteLookup {
   /// /etc/hosts), the default route's interface. Errors: kUnavailable when
   /// the name does not resolve or no route matches.
   virtual Result<SocketRoute> RouteToward(const std::string& host) = 0;
+  /// This machine's IPv4 interfaces that are up, loopback left out, by name.
+  virtual std::vector<SocketInterface> Interfaces() = 0;
 };
 
 /// getaddrinfo + getifaddrs + /proc/net/route (IPv4; policy routing rules

@@ -133,6 +133,30 @@ TEST(EnvRules, NoFabricFallsBackToTcp) {
   EXPECT_EQ(Values(env), With({{"NCCL_IB_DISABLE", "1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
 }
 
+TEST(EnvRules, OnTcpTheInterfacesAsFastAsTheRoutedOneAreNamed) {
+  Topology topology;
+  AttachLayout(topology, "c01", HostLayout{});
+  EnvFacts facts = FactsFor(topology, "c01");
+  facts.rdma_ports = std::vector<RdmaPort>{};
+  facts.socket_interfaces = {{"docker0", "172.17.0.1/16", 10000},
+                             {"ens1f0", "10.0.0.5/16", 100000},
+                             {"ens2f0", "10.1.0.5/16", 100000},
+                             {"eno1", "192.168.1.5/24", 1000}};
+  EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kTcp);
+  EXPECT_EQ(Values(env).at("NCCL_SOCKET_IFNAME"), "=ens1f0");  // one host cannot see what the others reach
+  std::string reason = ReasonOf(env, "NCCL_SOCKET_IFNAME");
+  EXPECT_NE(reason.find("as fast (100000 Mb/s): ens2f0 (10.1.0.5/16)"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("NCCL_SOCKET_IFNAME==ens1f0,ens2f0 in site.env"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("eno1"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("docker0"), std::string::npos) << reason;
+  // Where the socket is only the bootstrap (InfiniBand), nothing to say.
+  Topology ib = SingleRail();
+  EnvFacts on_ib = FactsFor(ib, "node01");
+  on_ib.socket_interfaces = facts.socket_interfaces;
+  EXPECT_EQ(ReasonOf(ComputeWithBuiltin(on_ib, FabricKind::kInfiniband), "NCCL_SOCKET_IFNAME").find("as fast"),
+            std::string::npos);
+}
+
 TEST(EnvRules, SocketInterfaceNeverLoopbackOrDocker) {
   Topology topology = SingleRail();
   for (const char* iface : {"lo", "docker0"}) {

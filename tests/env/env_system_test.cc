@@ -157,5 +157,23 @@ TEST(EnvRoutes, ThisMachineNeverAnswersLoopback) {
   EXPECT_EQ(bad.error().code, ErrorCode::kUnavailable);
 }
 
+// The interfaces the kernel lists: up, IPv4 with a prefix, never loopback,
+// and the one the default route leaves through among them.
+TEST(EnvRoutes, InterfacesAreTheUpIpv4OnesWithoutLoopback) {
+  std::unique_ptr<RouteLookup> routes = MakeKernelRouteLookup();
+  std::vector<SocketInterface> interfaces = routes->Interfaces();
+  for (const SocketInterface& i : interfaces) {
+    EXPECT_NE(i.name, "lo");
+    EXPECT_NE(i.address.find('/'), std::string::npos) << i.address;
+    EXPECT_FALSE(i.address.starts_with("127.")) << i.name;
+    if (i.speed_mbps) EXPECT_GT(*i.speed_mbps, 0);
+  }
+  Result<SocketRoute> outward = routes->RouteToward("192.0.2.1");  // TEST-NET-1: the default route, if any
+  if (!outward.ok()) GTEST_SKIP() << "no default route here: " << outward.error().Message();
+  bool listed = false;
+  for (const SocketInterface& i : interfaces) listed = listed || i.name == outward->interface;
+  EXPECT_TRUE(listed) << outward->interface << " routes outward but is not listed";
+}
+
 }  // namespace
 }  // namespace topolaunch
