@@ -112,10 +112,6 @@ std::vector<ComputePort> CabledPorts(const TopologyHost& host, std::vector<std::
   return ports;
 }
 
-}  // namespace
-
-namespace {
-
 // NICs of `host` that share a PCIe switch with a GPU; empty when unknown.
 std::set<std::string> GpuNics(const TopologyHost* host) {
   std::set<std::string> nics;
