@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -117,14 +118,45 @@ std::string NetnsTestbed::SshConfigText() const {
   return text;
 }
 
+namespace {
+
+// The root namespace's route is shared by every testbed on this machine
+// (parallel test processes). Each testbed holds a file in kRouteUsers while
+// it lives; adding the route, and removing it when the last user goes, happen
+// under one lock, so a testbed that is ending cannot take the route from one
+// that is starting.
+constexpr const char* kRouteUsers = "/run/topolaunch-testbeds";
+
+class RouteLock {
+ public:
+  RouteLock() : fd_(open("/run/lock/topolaunch-testbed-route.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) (void)flock(fd_, LOCK_EX);
+  }
+  ~RouteLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RouteLock(const RouteLock&) = delete;
+  RouteLock& operator=(const RouteLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
 Status NetnsTestbed::Build(int nodes, const std::vector<std::string>& sshd_options) {
   static int counter = 0;
   prefix_ = fmt::format("tl{}-{}", getpid(), counter++);
-  if (Output({"ip", "route", "show", "10.200.0.0/24"}).empty()) {
-    // A parallel testbed may add it at the same moment: check, don't fail.
-    (void)Run({"ip", "route", "add", "unreachable", "10.200.0.0/24"});
-    if (Output({"ip", "route", "show", "10.200.0.0/24"}).empty())
-      return Error(ErrorCode::kUnavailable, "ip route", "cannot add `unreachable 10.200.0.0/24`");
+  {
+    RouteLock lock;
+    std::filesystem::create_directories(kRouteUsers);
+    std::ofstream(std::string(kRouteUsers) + "/" + prefix_) << getpid() << "\n";
+    route_user_ = true;
+    if (Output({"ip", "route", "show", "10.200.0.0/24"}).empty()) {
+      (void)Run({"ip", "route", "add", "unreachable", "10.200.0.0/24"});
+      if (Output({"ip", "route", "show", "10.200.0.0/24"}).empty())
+        return Error(ErrorCode::kUnavailable, "ip route", "cannot add `unreachable 10.200.0.0/24`");
+    }
   }
   for (const char* type : {"ed25519", "ecdsa"})
     if (Status s = Run({"ssh-keygen", "-q", "-t", type, "-N", "", "-C", "tl-host", "-f", dir_.File(fmt::format("host_{}", type))}); !s.ok())
@@ -230,11 +262,25 @@ void NetnsTestbed::TearDown() {
   for (const std::string& ns : node_ns_) KillNamespace(ns);
   if (!head_ns_.empty()) KillNamespace(head_ns_);
   if (!switch_ns_.empty()) KillNamespace(switch_ns_);
-  // The route is shared by every testbed on this machine (parallel test
-  // processes, the shared testbed's feas-*): whoever finishes last, not
-  // whoever added it, removes it.
-  std::string left = Output({"ip", "netns", "list"});
-  bool others = left.find("-head") != std::string::npos || left.find("feas-") != std::string::npos;
+  // The route is shared (see RouteLock, and the shared testbed's feas-*
+  // namespaces): whoever finishes last, not whoever added it, removes it.
+  if (!route_user_) return;
+  RouteLock lock;
+  std::error_code ec;
+  std::filesystem::remove(std::string(kRouteUsers) + "/" + prefix_, ec);
+  route_user_ = false;
+  // Users whose process is gone (a test killed mid-run) do not count.
+  bool others = false;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(kRouteUsers, ec)) {
+    std::string name = entry.path().filename().string();  // tl<pid>-<n>
+    size_t dash = name.find('-');
+    std::string pid = name.size() > 2 && dash != std::string::npos ? name.substr(2, dash - 2) : "";
+    if (!pid.empty() && std::filesystem::exists("/proc/" + pid, ec)) others = true;
+    else stale.push_back(entry.path());
+  }
+  for (const std::filesystem::path& path : stale) std::filesystem::remove(path, ec);
+  others = others || Output({"ip", "netns", "list"}).find("feas-") != std::string::npos;
   if (!others && !Output({"ip", "route", "show", "10.200.0.0/24"}).empty())
     (void)Run({"ip", "route", "del", "unreachable", "10.200.0.0/24"});
 }

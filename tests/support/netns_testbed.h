@@ -102,6 +102,7 @@ class NetnsTestbed {
 
   TempDir dir_;
   std::string prefix_;
+  bool route_user_ = false;  ///< registered as a user of the shared route
   std::string switch_ns_, head_ns_;
   std::vector<std::string> node_ns_;
   std::vector<std::string> sshd_options_;
