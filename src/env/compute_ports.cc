@@ -51,12 +51,6 @@ const Nic* LayoutNicByName(const TopologyHost* host, const std::string& name) {
   return nullptr;
 }
 
-std::string DeviceOf(const TopologyHost& host, const HcaAttachment& hca) {
-  if (!hca.device.empty()) return hca.device;
-  const Nic* nic = LayoutNicByGuid(host, hca.guid);
-  return nic ? nic->name : "";
-}
-
 void SortPorts(std::vector<ComputePort>& ports) {
   std::sort(ports.begin(), ports.end(), [](const ComputePort& a, const ComputePort& b) {
     if (a.device != b.device) return NaturalLess(a.device, b.device);
@@ -70,6 +64,12 @@ std::string LeafName(const Topology& topology, Guid guid) {
 }
 
 }  // namespace
+
+std::string DeviceOf(const TopologyHost& host, const HcaAttachment& hca) {
+  if (!hca.device.empty()) return hca.device;
+  const Nic* nic = LayoutNicByGuid(host, hca.guid);
+  return nic ? nic->name : "";
+}
 
 bool FabricUnknownFor(const EnvFacts& facts) {
   const TopologyHost* host = facts.topology ? facts.topology->FindHost(facts.host) : nullptr;

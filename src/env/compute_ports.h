@@ -21,6 +21,10 @@ FabricKind DetectFabricKind(const EnvFacts& facts);
 /// known of its InfiniBand ports comes from sysfs alone.
 bool FabricUnknownFor(const EnvFacts& facts);
 
+/// The RDMA device name of a host's HCA port: from its CA description, else
+/// from the layout NIC with the same node GUID; "" when neither says.
+std::string DeviceOf(const TopologyHost& host, const HcaAttachment& hca);
+
 /// Active ports with an InfiniBand link layer, by device then port.
 std::vector<ComputePort> ActiveInfinibandPorts(const std::vector<RdmaPort>& ports, const TopologyHost* host);
 

@@ -68,13 +68,13 @@ std::string AlikeInterfacesNote(const EnvFacts& facts, const std::string& routed
     if (i.name == routed) speed = i.speed_mbps;
   if (!speed) return "";
   std::vector<std::string> alike;
-  for (const SocketInterface& i : facts.socket_interfaces)
-    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed)
-      alike.push_back(fmt::format("{} ({})", i.name, i.address));
-  if (alike.empty()) return "";
   std::string names = routed;
   for (const SocketInterface& i : facts.socket_interfaces)
-    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed) names += "," + i.name;
+    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed) {
+      alike.push_back(fmt::format("{} ({})", i.name, i.address));
+      names += "," + i.name;
+    }
+  if (alike.empty()) return "";
   return fmt::format("; as fast ({} Mb/s): {}. NCCL's socket transport would stripe over all of them: where every "
                      "host reaches every other on each (one subnet per NIC), set NCCL_SOCKET_IFNAME=={} in site.env",
                      *speed, fmt::join(alike, ", "), names);

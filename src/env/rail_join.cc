@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "env/compute_ports.h"
+
 namespace topolaunch {
 
 namespace {
@@ -18,11 +20,7 @@ struct Rail {
 };
 
 std::string RailKey(const TopologyHost& host, const HcaAttachment& hca) {
-  std::string device = hca.device;
-  if (device.empty() && host.layout)
-    for (const Nic& nic : host.layout->nics)
-      if (nic.node_guid && *nic.node_guid == hca.guid) device = nic.name;
-  return fmt::format("{}:{}", device, hca.port);
+  return fmt::format("{}:{}", DeviceOf(host, hca), hca.port);
 }
 
 // True when a switch path joins `a` and `b` at all.
