@@ -91,7 +91,7 @@ std::vector<SessionNode> Nodes() {
 // Agents print nothing besides their reply unless something is wrong.
 class StderrPrinter : public LinePrinter {
  public:
-  void Line(size_t node, OutputStream, std::string_view text) override { fmt::print(stderr, "h{}: {}\n", node + 1, text); }
+  void Line(const NodeLine& line) override { fmt::print(stderr, "h{}: {}\n", line.node + 1, line.text); }
 };
 
 // Seconds of Preflight (every agent started and answering) and of Abort.

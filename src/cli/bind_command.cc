@@ -23,6 +23,7 @@
 #include "launch/binding_spec.h"
 #include "launch/local_executor.h"
 #include "launch/program_search.h"
+#include "launch/rank_output_socket.h"
 
 namespace topolaunch::cli {
 
@@ -35,6 +36,8 @@ struct BindOptions {
   std::vector<std::string> program;      ///< PROGRAM ARGS..., verbatim
   std::optional<std::string> bindings;   ///< TOPOLAUNCH_BINDINGS
   std::optional<std::string> local_rank; ///< LOCAL_RANK
+  std::optional<std::string> rank;       ///< RANK
+  std::optional<std::string> output;     ///< TOPOLAUNCH_RANK_OUTPUT
 };
 
 std::optional<std::string> EnvValue(std::string_view name) {
@@ -84,6 +87,30 @@ Result<std::vector<std::string>> ArgumentsAfterMark(const std::vector<std::strin
   return std::vector<std::string>(mark + 1, remaining.end());
 }
 
+std::optional<int> Number(const std::optional<std::string>& text) {
+  int value = -1;
+  if (!text || text->empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// The agent's per-rank output (rank_output_socket.h), when it offers one:
+// this rank's lines then reach it whole and labelled. When it cannot be
+// reached the rank still runs, its lines unlabelled through torchrun.
+void ConnectToAgent(const BindOptions& options) {
+  if (!options.output || options.output->empty()) return;
+  unsetenv(kRankOutputEnvName);  // not for the script's own children
+  std::optional<int> rank = Number(options.rank);
+  std::optional<int> local_rank = Number(options.local_rank);
+  if (!rank || !local_rank || *local_rank > *rank) {
+    Note("RANK or LOCAL_RANK not set by torchrun: this rank's lines are not labelled");
+    return;
+  }
+  if (Status connected = ConnectRankOutput(*options.output, {*rank, *local_rank}); !connected.ok())
+    Note(fmt::format("{}; rank {}'s lines are not labelled", connected.error().Message(), *rank));
+}
+
 int RunBind(BindOptions options, const std::string& program, const std::vector<std::string>& remaining) {
   Result<std::vector<std::string>> arguments = ArgumentsAfterMark(remaining);
   if (!arguments.ok()) return ReportError(arguments.error());
@@ -91,8 +118,11 @@ int RunBind(BindOptions options, const std::string& program, const std::vector<s
   options.program.insert(options.program.end(), arguments->begin(), arguments->end());
   options.bindings = EnvValue(kBindingsEnvName);
   options.local_rank = EnvValue("LOCAL_RANK");
+  options.rank = EnvValue("RANK");
+  options.output = EnvValue(kRankOutputEnvName);
   Result<Command> command = BoundWorker(options);
   if (!command.ok()) return ReportError(command.error());
+  ConnectToAgent(options);
   Status replaced = ReplaceProcess(*command);  // returns only on failure
   return ReportError(replaced.error());
 }
@@ -115,7 +145,9 @@ CPUS/NUMA, e.g. "0-15/0;16-31/0;32-47/1;48-63/1", an empty part unbound)
 and LOCAL_RANK (set by torchrun), and execs
   numactl --physcpubind=CPUS --membind=NUMA -- PROGRAM ARGS...
 in place of itself. Without TOPOLAUNCH_BINDINGS (or with it empty), or for
-an entry that binds nothing, execs PROGRAM ARGS... unbound.
+an entry that binds nothing, execs PROGRAM ARGS... unbound. With
+TOPOLAUNCH_RANK_OUTPUT (set by `topolaunch agent`), stdout and stderr are
+first connected to the agent, which labels each line with RANK.
 
 Exit status (when it cannot exec): 2 for a bad TOPOLAUNCH_BINDINGS or
 LOCAL_RANK, 3 when numactl or PROGRAM cannot be run.

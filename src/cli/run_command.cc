@@ -27,7 +27,10 @@ working folder and the script in it); one bad node and nothing starts anywhere. 
   TORCHRUN --nnodes=N --nproc_per_node=K --node_rank=R --master_addr=A --master_port=P
            --rdzv_backend=static --no_python topolaunch bind -- PYTHON SCRIPT ARGS...
 with its NCCL settings and forwarded variables sent over the SSH channel (never on a
-command line). When one node fails, or on Ctrl-C / SIGTERM, every node's processes are
+command line). Each rank's stdout and stderr reach its node's agent on their own
+connection, so lines arrive whole, each labelled like srun --label: `node1[0] 3: text`
+is rank 3 on node rank 0, `node1[0]: text` is torchrun's own. A line longer than
+64 KiB arrives in marked pieces. When one node fails, or on Ctrl-C / SIGTERM, every node's processes are
 stopped (SIGTERM, SIGKILL after --grace).
 
 Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
@@ -51,7 +54,11 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   cmd->add_option("--env", flags->env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--env-file", flags->env_file, "NAME=VALUE lines to set on every node");
-  cmd->add_option("--log-dir", flags->log_dir, "write each node's output to DIR/HOST.log instead of prefixed lines");
+  cmd->add_option("--log-dir", flags->log_dir,
+                  "write each rank's output to DIR/RANK.log and each node's own (torchrun's) to DIR/HOST.log, "
+                  "instead of labelled lines");
+  cmd->add_option("--ranks-output", flags->ranks_output,
+                  "show only these ranks' lines, e.g. 0 or 0,3 or 0-7 (global ranks; with --log-dir, shown on top of the files)");
   cmd->add_flag("--no-gpus", flags->no_gpus, "CPU-only job (gloo): nodes need no GPUs");
   cmd->add_flag("--allow-unknown", flags->allow_unknown, "hosts not on the fabric go last instead of failing");
   cmd->add_option("--grace", flags->grace_s, "seconds between SIGTERM and SIGKILL when stopping nodes")->check(CLI::Range(0.0, 600.0))->capture_default_str();

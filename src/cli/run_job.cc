@@ -1,6 +1,7 @@
 #include "cli/run_job.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -299,6 +300,65 @@ Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Jo
   return messages;
 }
 
+// The terminal, and with --log-dir the files, as RunOutput::printer().
+struct RunOutput {
+  std::unique_ptr<PrefixPrinter> terminal;
+  std::unique_ptr<LogDirPrinter> files;
+  std::unique_ptr<TeePrinter> both;
+  QueuedLinePrinter* queued = nullptr;  ///< what the session prints through, once made
+  LinePrinter& printer() {
+    if (both) return *both;
+    return *terminal;
+  }
+};
+
+Result<RunOutput> OpenRunOutput(const RunFlags& flags, const std::vector<SessionNode>& nodes) {
+  TerminalChoice choice;
+  if (!flags.ranks_output.empty()) {
+    Result<RankSet> ranks = RankSet::Parse(flags.ranks_output, "--ranks-output");
+    if (!ranks.ok()) return ranks.take_error();
+    choice.ranks = std::move(ranks).value();
+  }
+  choice.node_lines = flags.log_dir.empty();
+  choice.rank_lines = flags.log_dir.empty() || choice.ranks;
+  RunOutput output;
+  output.terminal = std::make_unique<PrefixPrinter>(nodes, std::move(choice), stdout, stderr, isatty(STDERR_FILENO) == 1);
+  if (flags.log_dir.empty()) return output;
+  Result<std::unique_ptr<LogDirPrinter>> files = LogDirPrinter::Open(flags.log_dir, nodes);
+  if (!files.ok()) return files.take_error();
+  output.files = std::move(files).value();
+  output.both = std::make_unique<TeePrinter>(std::vector<LinePrinter*>{output.files.get(), output.terminal.get()});
+  return output;
+}
+
+// A --ranks-output rank must be in the job.
+Status CheckRanksOutput(const RunFlags& flags, const Plan& plan) {
+  if (flags.ranks_output.empty()) return Ok{};
+  Result<RankSet> ranks = RankSet::Parse(flags.ranks_output, "--ranks-output");
+  if (!ranks.ok()) return ranks.take_error();
+  if (ranks->Highest() < plan.world_size) return Ok{};
+  return Error(ErrorCode::kBadUsage, "--ranks-output",
+               fmt::format("rank {} is not in the job (ranks 0-{})", ranks->Highest(), plan.world_size - 1));
+}
+
+// While the preflight waits: "preflight: 812 of 1000 node(s) answered;
+// waiting on node[0012,0044] (15 s)", drawn in place on a terminal every
+// second, else printed every 10 s; nothing for the first 2 s.
+std::function<void(const std::vector<size_t>&, milliseconds)> PreflightProgress(const std::vector<SessionNode>& nodes,
+                                                                              RunOutput& output) {
+  bool in_place = isatty(STDERR_FILENO) == 1;
+  return [&nodes, &output, in_place](const std::vector<size_t>& waiting, milliseconds waited) {
+    int64_t seconds = waited.count() / 1000;
+    if (!output.queued || seconds < 2 || (!in_place && seconds % 10 != 0)) return;
+    constexpr size_t kNamed = 8;
+    std::vector<std::string> hosts;
+    for (size_t i = 0; i < waiting.size() && i < kNamed; ++i) hosts.push_back(nodes[waiting[i]].host);
+    std::string more = waiting.size() > kNamed ? fmt::format(" and {} more", waiting.size() - kNamed) : "";
+    output.queued->Status(fmt::format("preflight: {} of {} node(s) answered; waiting on {}{} ({} s)",
+                                      nodes.size() - waiting.size(), nodes.size(), HostListForMessages(hosts), more, seconds));
+  };
+}
+
 }  // namespace
 
 int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
@@ -342,23 +402,21 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   options.now_ms = NowUnixMs;
 
   std::unique_ptr<Executor> executor = MakeExecutor(ssh);
-  std::unique_ptr<LinePrinter> printer;
-  if (!flags.log_dir.empty()) {
-    auto opened = LogDirPrinter::Open(flags.log_dir, nodes);
-    if (!opened.ok()) return ReportError(opened.error());
-    printer = std::move(opened).value();
-    Note(fmt::format("each node's output goes to {}/HOST.log", flags.log_dir));
-  } else {
-    printer = std::make_unique<PrefixPrinter>(nodes);
-  }
+  Result<RunOutput> output = OpenRunOutput(flags, nodes);
+  if (!output.ok()) return ReportError(output.error());
+  if (!flags.log_dir.empty())
+    Note(fmt::format("each rank's output goes to {0}/RANK.log, each node's own to {0}/HOST.log", flags.log_dir));
+  options.preflight_progress = PreflightProgress(nodes, *output);
 
   CatchStopSignals();
   // Lines go through a bounded queue: a stalled terminal drops lines, never
   // heartbeats (the executors' threads carry both).
-  QueuedLinePrinter queued(*printer, [](std::string_view text) { Note(text); });
+  QueuedLinePrinter queued(output->printer(), [](std::string_view text) { Note(text); });
+  output->queued = &queued;
   RunSession session(*executor, nodes, options, queued);
   Note(fmt::format("preflight on {} node(s)", nodes.size()));
   std::vector<NodePreflight> preflight = session.Preflight(g_stop);
+  queued.Status("");
   if (g_stop) {
     session.Abort();
     Note("interrupted during preflight: nothing was started");
@@ -399,6 +457,10 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     return ReportError(launches.error());
   }
   const std::vector<LaunchMessage>& messages = *launches;
+  if (Status ranks = CheckRanksOutput(flags, *plan); !ranks.ok()) {
+    session.Abort();
+    return ReportError(ranks.error());
+  }
   if (flags.dry_run) {
     session.Abort();
     queued.Finish();

@@ -23,6 +23,7 @@ struct RunFlags {
   std::vector<std::string> env;
   std::string env_file;
   std::string log_dir;
+  std::string ranks_output;       ///< "" = every rank's lines on the terminal
   std::string remote_topolaunch;  ///< "" = this binary's own path
   std::string cwd;                ///< "" = ours (a shared file system), "~" = the login folder on each node
   double grace_s = 3;

@@ -11,18 +11,52 @@
 
 namespace topolaunch::cli {
 
-void PrefixPrinter::Line(size_t node, OutputStream stream, std::string_view text) {
-  int i = stream == OutputStream::kStdout ? 0 : 1;
+PrefixPrinter::PrefixPrinter(std::vector<SessionNode> nodes, TerminalChoice choice, std::FILE* out, std::FILE* err,
+                             bool status_in_place)
+    : nodes_(std::move(nodes)), choice_(std::move(choice)), streams_{out, err}, status_in_place_(status_in_place) {}
+
+bool PrefixPrinter::Shows(const NodeLine& line) const {
+  if (line.label.rank < 0) return choice_.node_lines;
+  return choice_.rank_lines && (!choice_.ranks || choice_.ranks->Contains(line.label.rank));
+}
+
+void PrefixPrinter::EraseStatus() {
+  if (status_in_place_ && !status_.empty()) PrintTo(streams_[1], "\r\x1b[K");
+}
+
+void PrefixPrinter::DrawStatus() {
+  if (status_in_place_ && !status_.empty()) PrintTo(streams_[1], status_);
+}
+
+void PrefixPrinter::Status(std::string_view text) {
+  if (!status_in_place_) {
+    if (!text.empty()) PrintTo(streams_[1], fmt::format("topolaunch: {}\n", TerminalSafe(text)));
+    return;
+  }
+  EraseStatus();
+  status_ = text.empty() ? "" : fmt::format("topolaunch: {}", TerminalSafe(text));
+  DrawStatus();
+}
+
+void PrefixPrinter::Line(const NodeLine& line) {
+  if (!Shows(line)) return;
+  int i = line.stream == OutputStream::kStdout ? 0 : 1;
   if (broken_[i]) {
     ++lost_[i];
     return;
   }
-  std::FILE* out = i == 0 ? stdout : stderr;
+  const SessionNode& node = nodes_[line.node];
+  std::string text = line.label.rank < 0
+                         ? fmt::format("{}[{}]: {}\n", node.host, node.node_rank, TerminalSafe(line.text))
+                         : fmt::format("{}[{}] {}: {}\n", node.host, node.node_rank, line.label.rank, TerminalSafe(line.text));
+  EraseStatus();
   errno = 0;
-  if (PrintTo(out, fmt::format("{}[{}]: {}\n", nodes_[node].host, nodes_[node].node_rank, TerminalSafe(text)))) return;
+  bool written = PrintTo(streams_[i], text);
+  DrawStatus();
+  if (written) return;
   broken_[i] = true;
   ++lost_[i];
-  std::clearerr(out);
+  std::clearerr(streams_[i]);
   if (i == 0)
     Note(fmt::format("cannot write to stdout ({}): the nodes' stdout lines are dropped from here on; the job goes on",
                      errno ? std::strerror(errno) : "write error"));
@@ -33,23 +67,26 @@ Result<std::unique_ptr<LogDirPrinter>> LogDirPrinter::Open(const std::string& di
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error(ErrorCode::kUnavailable, "--log-dir " + dir, ec.message());
   std::unique_ptr<LogDirPrinter> printer(new LogDirPrinter());
+  printer->dir_ = dir;
   for (const SessionNode& node : nodes) {
     std::string file = fmt::format("{}/{}.log", dir, node.host);
     std::FILE* f = std::fopen(file.c_str(), "we");
     if (!f) return Error(ErrorCode::kUnavailable, file, std::strerror(errno));
-    printer->files_.push_back({file, f, false});
+    printer->node_files_.push_back({file, f, false});
   }
   return printer;
 }
 
 LogDirPrinter::~LogDirPrinter() {
-  for (File& file : files_)
-    if (std::fclose(file.stream) != 0 && !file.broken)
+  auto close = [](File& file) {
+    if (file.stream && std::fclose(file.stream) != 0 && !file.broken)
       Note(fmt::format("{}: {}: its last lines may be lost", file.path, std::strerror(errno)));
+  };
+  for (File& file : node_files_) close(file);
+  for (auto& [rank, file] : rank_files_) close(file);
 }
 
-void LogDirPrinter::Line(size_t node, OutputStream, std::string_view text) {
-  File& file = files_[node];
+void LogDirPrinter::Write(File& file, std::string_view text, std::string_view whose) {
   if (file.broken) {
     ++lost_;
     return;
@@ -60,8 +97,27 @@ void LogDirPrinter::Line(size_t node, OutputStream, std::string_view text) {
   if (PrintTo(file.stream, line)) return;
   file.broken = true;
   ++lost_;
-  Note(fmt::format("cannot write to {} ({}): this node's lines are dropped from here on; the job goes on", file.path,
-                   errno ? std::strerror(errno) : "write error"));
+  Note(fmt::format("cannot write to {} ({}): {} lines are dropped from here on; the job goes on", file.path,
+                   errno ? std::strerror(errno) : "write error", whose));
+}
+
+void LogDirPrinter::Line(const NodeLine& line) {
+  if (line.label.rank < 0) {
+    Write(node_files_[line.node], line.text, "this node's");
+    return;
+  }
+  auto [it, made] = rank_files_.try_emplace(line.label.rank);
+  File& file = it->second;
+  if (made) {
+    file.path = fmt::format("{}/{}.log", dir_, line.label.rank);
+    file.stream = std::fopen(file.path.c_str(), "we");
+    if (!file.stream) {
+      file.broken = true;
+      Note(fmt::format("cannot create {} ({}): rank {}'s lines are dropped; the job goes on", file.path, std::strerror(errno),
+                       line.label.rank));
+    }
+  }
+  Write(file, line.text, fmt::format("rank {}'s", line.label.rank));
 }
 
 }  // namespace topolaunch::cli

@@ -10,7 +10,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +22,7 @@
 #include "launch/preflight.h"
 #include "launch/preflight_probe.h"
 #include "launch/process_tree.h"
+#include "launch/rank_output_socket.h"
 
 namespace topolaunch {
 
@@ -79,6 +83,34 @@ void ReapOrphans(pid_t command) {
   }
 }
 
+// The agent's stdout and stderr, written whole line by line from the
+// executor's thread (torchrun's own lines) and the main loop (the ranks').
+class AgentOutput {
+ public:
+  explicit AgentOutput(const AgentStreams& streams) : streams_(streams) {}
+  void Line(OutputStream stream, std::string_view text) {
+    std::string line(text);
+    line += '\n';
+    std::lock_guard lock(mutex_);
+    WriteAll(stream == OutputStream::kStdout ? streams_.out : streams_.err, line);
+  }
+
+ private:
+  AgentStreams streams_;
+  std::mutex mutex_;
+};
+
+// The ranks' own connections (rank_output_socket.h), when the message asks
+// for them and they can be made; else the ranks share torchrun's output.
+std::unique_ptr<RankOutputCollector> OpenRankOutput(const LaunchMessage& message, AgentOutput& output) {
+  if (!message.rank_output) return nullptr;
+  Result<std::unique_ptr<RankOutputCollector>> opened = RankOutputCollector::Open();
+  if (opened.ok()) return std::move(opened).value();
+  output.Line(OutputStream::kStderr, fmt::format("topolaunch agent: {}; the ranks' lines come unlabelled through torchrun",
+                                                 opened.error().Message()));
+  return nullptr;
+}
+
 int StatusOf(const ExitInfo& info) {
   if (info.signal.empty()) return info.exit_code < 0 ? 255 : info.exit_code;
   for (int sig = 1; sig < NSIG; ++sig) {
@@ -110,40 +142,46 @@ Result<int> RunAgent(const AgentStreams& streams) {
   sigprocmask(SIG_BLOCK, &stop_signals, nullptr);  // before any thread starts: all inherit it
   int signal_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 
+  AgentOutput output(streams);
+  std::unique_ptr<RankOutputCollector> ranks = OpenRankOutput(*message, output);
+  RankLineSink rank_sink = [&output](RankLabel label, OutputStream stream, std::string_view text) {
+    output.Line(stream, FormatRankLine(label, text));
+  };
   LocalExecutor executor;
   LaunchRequest request{"", message->command, "", true};
-  std::vector<StartResult> started =
-      executor.StartAll({&request, 1}, [&](size_t, OutputStream stream, std::string_view text) {
-        std::string out(text);
-        out += '\n';
-        WriteAll(stream == OutputStream::kStdout ? streams.out : streams.err, out);
-      });
+  if (ranks) request.command.env.emplace_back(kRankOutputEnvName, ranks->path());
+  std::vector<StartResult> started = executor.StartAll(
+      {&request, 1}, [&output](size_t, OutputStream stream, std::string_view text) { output.Line(stream, text); });
   if (!started[0].ok()) {
     if (signal_fd >= 0) close(signal_fd);
     return started[0].take_error();
   }
   RunningCommand& command = **started[0];
-  pollfd fds[2] = {{streams.in, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+  std::vector<pollfd> fds;
   std::optional<ExitInfo> ended;
   bool stop = false;
   char buf[4096];
   auto heard = std::chrono::steady_clock::now();
   while (!stop && !(ended = command.Wait(milliseconds(0)))) {
-    if (poll(fds, 2, 100) < 0 && errno != EINTR) break;
+    fds = {{streams.in, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+    if (ranks) ranks->AppendPollFds(fds);
+    if (poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) break;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t got = read(streams.in, buf, sizeof buf);
       if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) stop = true;  // EOF: channel gone
       if (got > 0) heard = std::chrono::steady_clock::now();
     }
     if (message->heartbeat.count() > 0 && std::chrono::steady_clock::now() - heard > 3 * message->heartbeat) {
-      WriteAll(streams.err, fmt::format("topolaunch agent: no heartbeat from `run` for {} ms: the login node is cut off; stopping\n",
-                                        (3 * message->heartbeat).count()));
+      output.Line(OutputStream::kStderr,
+                  fmt::format("topolaunch agent: no heartbeat from `run` for {} ms: the login node is cut off; stopping",
+                              (3 * message->heartbeat).count()));
       stop = true;
     }
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info;
       if (read(signal_fd, &info, sizeof info) == sizeof info) stop = true;
     }
+    if (ranks) ranks->Service(std::span<const pollfd>(fds).subspan(2), rank_sink);
     ReapOrphans(command.ProcessId());
   }
   // Stopped, or ended with leftovers (daemons it started): nothing stays.
@@ -151,6 +189,8 @@ Result<int> RunAgent(const AgentStreams& streams) {
   if (!ended) ended = command.Wait(message->grace + milliseconds(3000));
   if (!ended) ended = command.Stop(milliseconds(0));
   ReapOrphans(-1);
+  // Every rank is gone: what they wrote last is still in the sockets.
+  if (ranks) ranks->Drain(milliseconds(2000), rank_sink);
   if (signal_fd >= 0) close(signal_fd);
   return StatusOf(*ended);
 }

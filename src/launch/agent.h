@@ -5,7 +5,10 @@
 // (one "@topolaunch-preflight {...}" line) and followed by the launch
 // message, or by EOF: then nothing starts and the agent exits 0. With the
 // launch message in hand it becomes a child subreaper, starts the command
-// in its own process group and forwards its output line by line. Then it
+// in its own process group and forwards its output line by line; with the
+// message's rank_output, each rank (`topolaunch bind`) sends its stdout and
+// stderr on its own connection (rank_output_socket.h), and the agent sends
+// those lines on labelled with the rank (rank_lines.h). Then it
 // watches three things: its stdin reaching EOF (the SSH channel or the
 // login node is gone: libssh2 1.10 cannot send signals over a channel, so
 // EOF is the stop signal), the heartbeat bytes `run` writes to stdin

@@ -40,28 +40,40 @@ void StdinQueue::MarkClosed() {
   queued_.clear();
 }
 
+namespace {
+
+// Where `text` may end without ending inside a UTF-8 character: before the
+// lead byte of an unfinished one at its end, else its size.
+size_t CharacterBoundary(std::string_view text) {
+  size_t end = text.size();
+  size_t back = 0;  // continuation bytes at the end
+  while (back < 3 && back < end && (static_cast<unsigned char>(text[end - 1 - back]) & 0xC0) == 0x80) ++back;
+  if (back == end) return end;
+  auto lead = static_cast<unsigned char>(text[end - 1 - back]);
+  size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return length > back + 1 ? end - 1 - back : end;
+}
+
+}  // namespace
+
 void LineSplitter::Append(std::string_view part, const std::function<void(std::string_view)>& emit) {
   if (part.empty()) return;
   after_cr_ = false;
-  if (cutting_) return;
-  if (pending_.size() + part.size() <= max_line_) {
-    pending_.append(part);
-    return;
+  while (!cutting_ && pending_.size() + part.size() > max_line_) {
+    size_t room = max_line_ - pending_.size();
+    pending_.append(part.substr(0, room));
+    part.remove_prefix(room);
+    size_t boundary = CharacterBoundary(pending_);
+    if (boundary == 0) boundary = pending_.size();  // a limit shorter than one character
+    std::string unfinished = pending_.substr(boundary);  // the start of a character the piece must not split
+    pending_.resize(boundary);
+    pending_.append(long_lines_ == LongLines::kSplit ? kSplitMarker : kCutMarker);
+    emit(pending_);
+    pending_.clear();
+    if (long_lines_ == LongLines::kCut) cutting_ = true;
+    else pending_ = std::move(unfinished);
   }
-  pending_.append(part.substr(0, max_line_ - pending_.size()));
-  // Do not end inside a UTF-8 character: drop the bytes of an unfinished one.
-  size_t end = pending_.size();
-  size_t back = 0;  // continuation bytes at the end
-  while (back < 3 && back < end && (static_cast<unsigned char>(pending_[end - 1 - back]) & 0xC0) == 0x80) ++back;
-  if (back < end) {
-    auto lead = static_cast<unsigned char>(pending_[end - 1 - back]);
-    size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (length > back + 1) pending_.resize(end - 1 - back);
-  }
-  pending_.append(kCutMarker);
-  emit(pending_);
-  pending_.clear();
-  cutting_ = true;
+  if (!cutting_) pending_.append(part);
 }
 
 void LineSplitter::Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit) {

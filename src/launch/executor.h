@@ -125,13 +125,17 @@ class StdinQueue {
 /// Splits a byte stream into lines for an OutputSink, in bounded memory
 /// and linear time. A line ends at '\n', or at '\r' (so that progress bars
 /// that redraw with '\r' show; "\r\n" is one end). A line longer than
-/// `max_line` bytes is cut there (at a UTF-8 character boundary) and
-/// marked with kCutMarker; the rest of it is dropped.
+/// `max_line` bytes is either cut there (kCut: marked with kCutMarker, the
+/// rest of it dropped) or split there (kSplit: each piece but the last
+/// marked with kSplitMarker, nothing lost), at a UTF-8 character boundary.
 class LineSplitter {
  public:
+  enum class LongLines { kCut, kSplit };
   static constexpr size_t kDefaultMaxLine = size_t{1} << 20;
   static constexpr std::string_view kCutMarker = " [topolaunch: line cut, longer than the limit]";
-  explicit LineSplitter(size_t max_line = kDefaultMaxLine) : max_line_(max_line) {}
+  static constexpr std::string_view kSplitMarker = " [topolaunch: line split, it goes on in the next]";
+  explicit LineSplitter(size_t max_line = kDefaultMaxLine, LongLines long_lines = LongLines::kCut)
+      : max_line_(max_line), long_lines_(long_lines) {}
   /// Consumes `bytes` and calls `emit` for each line completed.
   void Feed(std::string_view bytes, const std::function<void(std::string_view)>& emit);
   /// Emits the unterminated tail, if any.
@@ -141,6 +145,7 @@ class LineSplitter {
   void Append(std::string_view part, const std::function<void(std::string_view)>& emit);
 
   size_t max_line_;
+  LongLines long_lines_;
   std::string pending_;    ///< the current line so far, at most max_line_ bytes
   bool cutting_ = false;   ///< the current line was cut: drop up to its end
   bool after_cr_ = false;  ///< the last line ended with '\r': a '\n' next ends nothing

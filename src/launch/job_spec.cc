@@ -33,6 +33,7 @@ LaunchMessage NodeLaunchMessage(const JobSpec& spec, const Plan& plan, const Pla
   message.command = Command{TorchrunArgv(spec, plan, node), std::move(env), spec.cwd};
   message.grace = spec.grace;
   message.heartbeat = spec.heartbeat;
+  message.rank_output = true;
   return message;
 }
 

@@ -50,7 +50,8 @@ std::string MasterAddress(const JobSpec& spec, const Plan& plan);
 std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node);
 
 /// The launch message for `node`: TorchrunArgv, `env` followed by
-/// TOPOLAUNCH_BINDINGS (when any rank is bound), the cwd, grace and heartbeat.
+/// TOPOLAUNCH_BINDINGS (when any rank is bound), the cwd, grace and
+/// heartbeat, and each rank's output labelled on its own connection.
 LaunchMessage NodeLaunchMessage(const JobSpec& spec, const Plan& plan, const PlanNode& node, EnvList env);
 
 /// Splits a command given as one string (`--torchrun "torchrun --redirects 9:0"`)

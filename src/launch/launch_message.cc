@@ -24,6 +24,7 @@ std::string FormatLaunchMessage(const LaunchMessage& message) {
   if (!message.command.cwd.empty()) json["cwd"] = BytesToJson(message.command.cwd);
   json["grace_ms"] = message.grace.count();
   if (message.heartbeat.count() > 0) json["heartbeat_ms"] = message.heartbeat.count();
+  if (message.rank_output) json["rank_output"] = true;
   return DumpJsonText(json, -1) + "\n";
 }
 
@@ -58,6 +59,7 @@ Result<LaunchMessage> ParseLaunchMessage(std::string_view text) {
   if (auto grace = c.Integer(*json, "$", "grace_ms", 0, 3'600'000, false)) message.grace = std::chrono::milliseconds(*grace);
   if (auto heartbeat = c.Integer(*json, "$", "heartbeat_ms", 0, 3'600'000, false))
     message.heartbeat = std::chrono::milliseconds(*heartbeat);
+  if (auto rank_output = c.Boolean(*json, "$", "rank_output", false)) message.rank_output = *rank_output;
   if (!c.ok()) return c.TakeError();
   return message;
 }

@@ -5,8 +5,8 @@
 //   {"argv":["torchrun","--nnodes=2","train.py"],"env":{"NCCL_IB_HCA":"mlx5_0"},
 //    "cwd":"/work","grace_ms":5000}
 //
-// argv is required and non-empty; env, cwd, grace_ms and heartbeat_ms
-// are optional.
+// argv is required and non-empty; env, cwd, grace_ms, heartbeat_ms and
+// rank_output (a boolean) are optional.
 #pragma once
 
 #include <chrono>
@@ -26,6 +26,10 @@ struct LaunchMessage {
   /// periods without one mean the login node is cut off (a network cut
   /// closes no connection), and the agent stops the tree. 0: off.
   std::chrono::milliseconds heartbeat{0};
+  /// Each rank's stdout and stderr reach the agent on their own connection
+  /// and go on labelled with the rank (rank_lines.h); false: the ranks
+  /// share torchrun's output.
+  bool rank_output = false;
   bool operator==(const LaunchMessage&) const = default;
 };
 

@@ -9,7 +9,8 @@ QueuedLinePrinter::QueuedLinePrinter(LinePrinter& printer, std::function<void(st
 
 QueuedLinePrinter::~QueuedLinePrinter() { Finish(); }
 
-void QueuedLinePrinter::Line(size_t node, OutputStream stream, std::string_view text) {
+void QueuedLinePrinter::Line(const NodeLine& line) {
+  std::string_view text = line.text;
   {
     std::lock_guard lock(mutex_);
     if (finishing_) {
@@ -23,8 +24,19 @@ void QueuedLinePrinter::Line(size_t node, OutputStream stream, std::string_view 
       ++queue_.back().dropped;
       return;
     }
-    queue_.push_back({node, stream, std::string(text), 0});
+    queue_.push_back({line.node, line.stream, line.label, std::string(text)});
     queued_bytes_ += text.size();
+  }
+  changed_.notify_one();
+}
+
+void QueuedLinePrinter::Status(std::string_view text) {
+  {
+    std::lock_guard lock(mutex_);
+    if (finishing_) return;
+    // A status not yet shown is replaced by the newer one.
+    if (!queue_.empty() && queue_.back().status) queue_.back().text = text;
+    else queue_.push_back({.text = std::string(text), .status = true});
   }
   changed_.notify_one();
 }
@@ -36,10 +48,12 @@ void QueuedLinePrinter::Drain() {
     if (queue_.empty()) break;  // finishing, and nothing left
     Queued line = std::move(queue_.front());
     queue_.pop_front();
-    queued_bytes_ -= line.text.size();
+    if (!line.status) queued_bytes_ -= line.text.size();
     lock.unlock();
-    if (line.dropped == 0) {
-      printer_.Line(line.node, line.stream, line.text);
+    if (line.status) {
+      printer_.Status(line.text);
+    } else if (line.dropped == 0) {
+      printer_.Line({line.node, line.stream, line.label, line.text});
     } else if (note_) {
       note_(fmt::format("{} output line(s) dropped here: the output was not taken fast enough (a stalled terminal "
                         "or pipe); the job was not held up",

@@ -31,7 +31,9 @@ class QueuedLinePrinter : public LinePrinter {
   QueuedLinePrinter& operator=(const QueuedLinePrinter&) = delete;
 
   /// Queues the line, or drops it when the queue is full. Never waits for the printer.
-  void Line(size_t node, OutputStream stream, std::string_view text) override;
+  void Line(const NodeLine& line) override;
+  /// Queues the status (never dropped; one not yet shown is replaced).
+  void Status(std::string_view text) override;
 
   /// Prints what is queued (waiting for the printer as long as it takes),
   /// then stops the thread; later lines are dropped. Idempotent.
@@ -44,8 +46,10 @@ class QueuedLinePrinter : public LinePrinter {
   struct Queued {
     size_t node = 0;
     OutputStream stream = OutputStream::kStdout;
+    RankLabel label{};
     std::string text;
     uint64_t dropped = 0;  ///< > 0: not a line but the place where this many were dropped
+    bool status = false;   ///< not a line but a Status
   };
   void Drain();
 

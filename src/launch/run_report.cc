@@ -60,7 +60,14 @@ std::optional<TorchrunRootCause> FindTorchrunRootCause(const std::deque<std::str
   return cause;
 }
 
-std::vector<std::string> LastWorkerLines(const std::deque<std::string>& lines, size_t count) {
+std::vector<std::string> LastWorkerLines(const std::deque<std::string>& lines, size_t count, int failed_rank) {
+  if (failed_rank >= 0) {
+    std::string label = fmt::format("{}: ", failed_rank);
+    std::vector<std::string> own;
+    for (const std::string& line : lines)
+      if (line.starts_with(label)) own.push_back(line);
+    if (!own.empty()) return {own.end() - static_cast<ptrdiff_t>(std::min(count, own.size())), own.end()};
+  }
   auto end = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
     return line.starts_with("ERROR:torch.distributed.elastic") || line.find("torch.distributed.elastic.multiprocessing.api:failed") != std::string::npos;
   });
@@ -101,7 +108,8 @@ std::string FormatRunSummary(const Plan& plan, const SessionReport& report, std:
                           cause->rank >= 0 ? cause->rank : node.first_rank + cause->local_rank, cause->local_rank,
                           cause->exit_code.empty() ? "?" : cause->exit_code);
     text += '\n';
-    std::vector<std::string> last = LastWorkerLines(outcome.tail, 10);
+    int failed_rank = !cause ? -1 : cause->rank >= 0 ? cause->rank : node.first_rank + cause->local_rank;
+    std::vector<std::string> last = LastWorkerLines(outcome.tail, 10, failed_rank);
     if (!last.empty()) text += fmt::format("last lines of {}:\n", node.host);
     for (const std::string& line : last) text += "  | " + line + "\n";
   }

@@ -28,9 +28,10 @@ struct TorchrunRootCause {
 /// `failed (exitcode: 3) local_rank: 0 (pid: ...)` (rank unknown then).
 std::optional<TorchrunRootCause> FindTorchrunRootCause(const std::deque<std::string>& lines);
 
-/// The lines the user wants to see from a failed node: the last `count`
-/// before torchrun's own error report (its traceback), or the last `count`.
-std::vector<std::string> LastWorkerLines(const std::deque<std::string>& lines, size_t count);
+/// The lines the user wants to see from a failed node: the failing rank's
+/// last `count` (tail lines "RANK: text") when it wrote any, else the last
+/// `count` before torchrun's own error report (its traceback), else the last `count`.
+std::vector<std::string> LastWorkerLines(const std::deque<std::string>& lines, size_t count, int failed_rank = -1);
 
 /// One line per bad host: "node3: torchrun not found in PATH of node3".
 /// `problems[i]` belongs to `nodes[i]`; hosts without problems are left out.

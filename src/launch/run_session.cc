@@ -13,6 +13,7 @@ using SteadyClock = std::chrono::steady_clock;
 namespace {
 
 constexpr milliseconds kPoll{20};
+constexpr milliseconds kProgressEvery{1000};
 
 bool EndedBadly(const ExitInfo& exit) { return exit.connection_lost || !exit.signal.empty() || exit.exit_code != 0; }
 
@@ -67,11 +68,14 @@ void RunSession::OnLine(size_t node, OutputStream stream, std::string_view text)
     }
     return;
   }
-  if (state.outcome.failure.empty())
-    if (std::optional<std::string> failed = FailedWorker(stream, text)) state.outcome.failure = std::move(*failed);
-  state.outcome.tail.emplace_back(text.substr(0, kTailLineBytes));
+  RankLine line = ParseRankLine(text);
+  bool own = line.label.rank < 0;
+  if (own && state.outcome.failure.empty())
+    if (std::optional<std::string> failed = FailedWorker(stream, line.text)) state.outcome.failure = std::move(*failed);
+  std::string_view kept = line.text.substr(0, kTailLineBytes);
+  state.outcome.tail.push_back(own ? std::string(kept) : fmt::format("{}: {}", line.label.rank, kept));
   if (state.outcome.tail.size() > options_.tail_lines) state.outcome.tail.pop_front();
-  printer_.Line(node, stream, text);
+  printer_.Line({node, stream, line.label, line.text});
 }
 
 std::vector<NodePreflight> RunSession::Preflight(const std::atomic<bool>& stop) {
@@ -89,10 +93,13 @@ std::vector<NodePreflight> RunSession::Preflight(const std::atomic<bool>& stop) 
       state_[i]->preflight.failure = started[i].error().Message();
     }
   }
-  SteadyClock::time_point deadline = SteadyClock::now() + options_.preflight_timeout;
+  SteadyClock::time_point begun = SteadyClock::now();
+  SteadyClock::time_point deadline = begun + options_.preflight_timeout;
+  SteadyClock::time_point next_progress = begun + kProgressEvery;
   for (;;) {
-    bool waiting = false;
-    for (std::unique_ptr<NodeState>& state : state_) {
+    std::vector<size_t> waiting;
+    for (size_t i = 0; i < state_.size(); ++i) {
+      NodeState* state = state_[i].get();
       {
         std::lock_guard lock(mutex_);
         if (state->replied) continue;
@@ -109,9 +116,13 @@ std::vector<NodePreflight> RunSession::Preflight(const std::atomic<bool>& stop) 
         state->preflight.failure = fmt::format("the agent ended before its preflight reply ({}){}", exit->Describe(), last);
         continue;
       }
-      waiting = true;
+      waiting.push_back(i);
     }
-    if (!waiting || stop) break;
+    if (waiting.empty() || stop) break;
+    if (options_.preflight_progress && SteadyClock::now() >= next_progress) {
+      next_progress += kProgressEvery;
+      options_.preflight_progress(waiting, std::chrono::duration_cast<milliseconds>(SteadyClock::now() - begun));
+    }
     if (SteadyClock::now() >= deadline) {
       std::lock_guard lock(mutex_);
       for (std::unique_ptr<NodeState>& state : state_)

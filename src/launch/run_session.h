@@ -26,15 +26,28 @@
 #include "launch/executor.h"
 #include "launch/launch_message.h"
 #include "launch/preflight.h"
+#include "launch/rank_lines.h"
 
 namespace topolaunch {
+
+/// One line of a node's output: the node's own (torchrun, the agent), or
+/// one of its ranks' (rank_lines.h), on the stream it was written to.
+struct NodeLine {
+  size_t node = 0;
+  OutputStream stream = OutputStream::kStdout;
+  RankLabel label;        ///< rank -1: the node's own line
+  std::string_view text;  ///< without the label
+};
 
 /// Where the nodes' output lines go (after the preflight reply is taken
 /// out). Calls never overlap.
 class LinePrinter {
  public:
   virtual ~LinePrinter() = default;
-  virtual void Line(size_t node, OutputStream stream, std::string_view text) = 0;
+  virtual void Line(const NodeLine& line) = 0;
+  /// A one-line status for the terminal (the preflight's progress) that
+  /// lines print over; "" clears it. Ignored where nothing is shown.
+  virtual void Status(std::string_view) {}
 };
 
 struct SessionNode {
@@ -51,6 +64,9 @@ struct SessionOptions {
   size_t tail_lines = 20;                       ///< last lines kept per node for the report
   std::chrono::milliseconds heartbeat{0};       ///< a byte to every running agent this often (LaunchMessage::heartbeat); 0: none
   std::function<int64_t()> now_ms;              ///< wall clock (Unix ms), for the clock check
+  /// Called about once a second while the preflight waits: the nodes that
+  /// have not answered yet (in node order), and how long it has waited.
+  std::function<void(const std::vector<size_t>& waiting, std::chrono::milliseconds waited)> preflight_progress;
 };
 
 /// One node's preflight: its reply and when it arrived, or why there is none.
@@ -65,7 +81,7 @@ struct NodeOutcome {
   std::optional<ExitInfo> exit;    ///< nullopt: never started
   bool stopped = false;            ///< we stopped it because another node failed or a stop was asked
   std::chrono::milliseconds ended_after{0};  ///< since Launch
-  std::deque<std::string> tail;    ///< its last output lines (each cut to 4 KiB)
+  std::deque<std::string> tail;    ///< its last output lines (each cut to 4 KiB), a rank's as "RANK: text"
   std::string failure;             ///< what torchrun reported failing ("worker failed: local rank 1 exit code 3 (torchrun)"); "" if nothing
 };
 

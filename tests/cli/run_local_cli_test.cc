@@ -248,7 +248,7 @@ TEST_F(RunLocalCliTest, TorchrunJobGetsArgumentsBindingsAndSecretExactly) {
   std::string argv_repr = "['--help', '', 'a b', 'it\\'s \"q\"', '$HOME;`x`', 'line\\nbreak']";
   for (int rank : {0, 1}) {
     std::string cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? std::to_string(rank) : "0";
-    std::string line = fmt::format("[0]: JOB {} {} {} tok-123", rank, cpus, argv_repr);
+    std::string line = fmt::format("[0] {}: JOB {} {} {} tok-123", rank, rank, cpus, argv_repr);
     EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
   }
   EXPECT_NE(result.err.find("1 of 1 node(s) ok; succeeded"), std::string::npos) << result.err;
@@ -266,7 +266,7 @@ TEST_F(RunLocalCliTest, FailingRankFailsTheRunAndNamesIt) {
   ProcessResult result = RunTopolaunch(args);
   EXPECT_EQ(result.exit_code, 1) << result.Describe();
   EXPECT_NE(result.err.find("torchrun's root cause: rank 1 (local rank 1) exit code 3"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("| rank 1 gives up"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("| 1: rank 1 gives up"), std::string::npos) << result.err;
   EXPECT_LT(result.seconds, 40);
   EXPECT_EQ(WaitUntilNoProcessMentions(script, milliseconds(5000)), std::vector<std::string>{});
 }
@@ -281,7 +281,7 @@ TEST_F(RunLocalCliTest, InterruptStopsEverythingWithin5Seconds) {
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   Result<std::unique_ptr<BackgroundProcess>> run = BackgroundProcess::Start(spec, dir_.File("run.log"));
   ASSERT_TRUE(run.ok()) << run.error().Message();
-  ASSERT_TRUE((*run)->WaitForLog("[0]: READY", milliseconds(60'000)).ok()) << (*run)->ReadLog();
+  ASSERT_TRUE((*run)->WaitForLog("[0] 0: READY", milliseconds(60'000)).ok()) << (*run)->ReadLog();
   auto sent = std::chrono::steady_clock::now();
   kill((*run)->pid(), SIGINT);
   while ((*run)->Running() && std::chrono::steady_clock::now() - sent < milliseconds(10'000)) std::this_thread::sleep_for(milliseconds(50));

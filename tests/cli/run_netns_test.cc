@@ -52,11 +52,12 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr const char* kTorchrun = "/usr/bin/torchrun --redirects 9:0 --tee 9:0";
 constexpr const char* kSecret = "s3cr3t-token-6f1d";
 
-// Every worker: its facts as one JSON line, a marker file once it is past
-// the all-reduce, then a few seconds of sleep (the /proc scan happens then).
-// The line goes out in one write(2): both local ranks share torchrun's
-// stdout, and print() with PYTHONUNBUFFERED=1 (which `run` sets) writes the
-// text and its newline separately, so two ranks' lines can interleave.
+// Every worker: its facts as one JSON line, 2,000 plain print() lines, a
+// marker file once it is past the all-reduce, then a few seconds of sleep
+// (the /proc scan happens then). print() under PYTHONUNBUFFERED=1 (which
+// `run` sets) writes the text and its newline apart: through torchrun's
+// shared stdout two ranks' lines would mix; each rank's own connection to
+// the agent keeps them whole.
 constexpr const char* kAllReduceScript = R"PY(import hashlib, json, os, socket, sys, time
 import torch, torch.distributed as dist
 dist.init_process_group("gloo")
@@ -68,7 +69,9 @@ secret = os.environ.get("MY_TOKEN")
 result = json.dumps({"rank": rank, "env_rank": int(os.environ["RANK"]), "world": world,
     "local_rank": int(os.environ["LOCAL_RANK"]), "host": socket.gethostname(), "cpus": cpus, "sum": x.item(),
     "argv": sys.argv[1:], "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None})
-os.write(1, ("@result " + result + "\n").encode())  # one write: print() under PYTHONUNBUFFERED writes the newline apart
+print("@result " + result)
+for i in range(2000):
+    print("@line", rank, i, "x" * (i % 50))
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-%d" % rank), "w").close()
 time.sleep(4)
 dist.barrier()
@@ -299,12 +302,27 @@ TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
   EXPECT_EQ(r.out.find(kSecret), std::string::npos);
   EXPECT_EQ(r.err.find(kSecret), std::string::npos);
 
-  // Lines arrive as "HOST[NODE_RANK]: @result {...}".
+  // Lines arrive as "HOST[NODE_RANK] RANK: @result {...}", then
+  // "HOST[NODE_RANK] RANK: @line RANK I xxx": each whole, once, in order.
   std::string secret_hash = Sha256Hex(kSecret);
   std::set<int> ranks;
   std::map<std::string, std::set<std::string>> cpus_by_host;
+  std::map<int, int> next_line;  // by rank
+  int broken_lines = 0;
   std::istringstream out(r.out);
   for (std::string line; std::getline(out, line);) {
+    if (size_t at = line.find(": @line "); at != std::string::npos) {
+      int label = -1, rank = -1, i = -1;
+      std::string xs;
+      size_t start = line.rfind(' ', at) + 1;  // the label: "HOST[NODE_RANK] RANK"
+      std::istringstream fields(line.substr(start, at - start) + " " + line.substr(at + 8));
+      fields >> label >> rank >> i >> xs;
+      bool whole = label == rank && xs == std::string(static_cast<size_t>(i % 50), 'x') &&
+                   line.ends_with(std::string(static_cast<size_t>(i % 50), 'x')) && next_line[rank] == i;
+      if (!whole && ++broken_lines <= 5) ADD_FAILURE() << "a line broken, mislabelled, repeated or out of order: " << line;
+      next_line[rank] = i + 1;
+      continue;
+    }
     size_t at = line.find(": @result ");
     if (at == std::string::npos) continue;
     std::string prefix = line.substr(0, at);
@@ -314,8 +332,8 @@ TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
     std::string host = result.at("host");
     ASSERT_TRUE(plan.count(host)) << host;
     const PlannedHost& p = plan[host];
-    EXPECT_EQ(prefix, fmt::format("{}[{}]", host, p.node_rank));
     int rank = result.at("rank");
+    EXPECT_EQ(prefix, fmt::format("{}[{}] {}", host, p.node_rank, rank));
     EXPECT_EQ(rank, p.first_rank + result.at("local_rank").get<int>());
     EXPECT_EQ(result.at("env_rank"), rank);
     EXPECT_EQ(result.at("world"), kNodes * kProcs);
@@ -326,6 +344,8 @@ TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
     cpus_by_host[host].insert(result.at("cpus").get<std::string>());
   }
   EXPECT_EQ(ranks.size(), static_cast<size_t>(kNodes * kProcs)) << "stdout: " << Tail(r.out, 3000);
+  EXPECT_EQ(broken_lines, 0);
+  for (int rank = 0; rank < kNodes * kProcs; ++rank) EXPECT_EQ(next_line[rank], 2000) << "rank " << rank << "'s lines";
   if (std::thread::hardware_concurrency() >= 2) {
     for (const auto& [host, sets] : cpus_by_host) {
       EXPECT_EQ(sets.size(), static_cast<size_t>(kProcs))

@@ -83,6 +83,36 @@ TEST(Agent, RunsTheMessageAndExitsWithItsStatus) {
   EXPECT_EQ(lines.err, std::vector<std::string>{"err"});
 }
 
+// With rank_output, workers started through `topolaunch bind` (as torchrun
+// starts them) reach the agent on their own connections: their lines come
+// back labelled, on their own stream; the command's own lines stay plain.
+// The private folder of the socket is gone afterwards.
+TEST(Agent, RankLinesComeBackLabelledThroughBind) {
+  LocalExecutor executor;
+  Lines lines;
+  std::string bind = testing::TopolaunchBinary();
+  std::string workers = fmt::format(
+      "echo \"$TOPOLAUNCH_RANK_OUTPUT\" > socket; echo own; for r in 0 1; do RANK=$((r + 4)) LOCAL_RANK=$r {} bind -- sh -c 'echo \"out $RANK\"; echo \"err $RANK\" >&2; "
+      "printf \"tail $RANK\"; echo \"$TOPOLAUNCH_RANK_OUTPUT\" > folder.$RANK' & done; wait",
+      bind);
+  testing::TempDir dir;
+  LaunchMessage message{{{"sh", "-c", workers}, {}, dir.path()}, 2000ms};
+  message.rank_output = true;
+  LaunchRequest request{"", {{bind, "agent"}}, FormatLaunchMessage(message), false};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
+  std::sort(lines.out.begin(), lines.out.end());
+  std::sort(lines.err.begin(), lines.err.end());
+  EXPECT_EQ(lines.out, (std::vector<std::string>{"\x1e" "4 0 out 4", "\x1e" "4 0 tail 4", "\x1e" "5 1 out 5",
+                                                 "\x1e" "5 1 tail 5", "own"}));
+  EXPECT_EQ(lines.err, (std::vector<std::string>{"\x1e" "4 0 err 4", "\x1e" "5 1 err 5"}));
+  EXPECT_EQ(testing::ReadFile(dir.File("folder.4")), "\n") << "bind takes the variable out of the script's environment";
+  std::string socket = testing::ReadFile(dir.File("socket"));
+  ASSERT_TRUE(socket.ends_with("/out\n")) << socket;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(socket.substr(0, socket.size() - 1)).parent_path())) << socket;
+}
+
 TEST(Agent, RefusesABadMessage) {
   LocalExecutor executor;
   Lines lines;

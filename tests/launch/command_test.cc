@@ -112,6 +112,25 @@ TEST(LineSplitter, CutsALongLineOnceAndKeepsTheNext) {
                                              "ab\xC3\xA9\xC3\xA9\xC3\xA9"}));
 }
 
+TEST(LineSplitter, SplitsALongLineIntoMarkedPiecesLosingNothing) {
+  LineSplitter splitter(8, LineSplitter::LongLines::kSplit);
+  std::vector<std::string> lines;
+  auto emit = [&](std::string_view l) { lines.emplace_back(l); };
+  splitter.Feed("0123", emit);
+  splitter.Feed("456789abcdef", emit);
+  splitter.Feed("ghij\nnext\n", emit);
+  std::string marker(LineSplitter::kSplitMarker);
+  EXPECT_EQ(lines, (std::vector<std::string>{"01234567" + marker, "89abcdef" + marker, "ghij", "next"}));
+  lines.clear();
+  splitter.Feed("caf\xC3\xA9\xC3\xA9\xC3\xA9!", emit);  // the split falls inside the third "é": it moves on whole
+  splitter.Flush(emit);                                 // and a last line without a newline still comes
+  EXPECT_EQ(lines, (std::vector<std::string>{"caf\xC3\xA9\xC3\xA9" + marker, "\xC3\xA9!"}));
+  lines.clear();
+  LineSplitter tiny(1, LineSplitter::LongLines::kSplit);  // shorter than a character: no endless loop
+  tiny.Feed("\xC3\xA9\n", emit);
+  EXPECT_EQ(lines.size(), 2u);
+}
+
 // A rank writing 400 MB without a newline: the splitter holds at most its
 // limit, and the next line comes through whole.
 TEST(LineSplitter, A400MegabyteLineCostsTheLimitOnly) {

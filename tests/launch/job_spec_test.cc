@@ -58,6 +58,7 @@ TEST(JobSpecTest, LaunchMessageCarriesEnvBindingsCwdAndGrace) {
   EXPECT_EQ(bound.command.env[1].second, FormatBindingSpec(plan.nodes[1].local));
   EXPECT_EQ(bound.command.cwd, "/work");
   EXPECT_EQ(bound.grace, std::chrono::milliseconds(1500));
+  EXPECT_TRUE(bound.rank_output) << "each rank's lines on its own connection, labelled";
   // Node 0 has no binding: no TOPOLAUNCH_BINDINGS at all.
   LaunchMessage unbound = NodeLaunchMessage(spec, plan, plan.nodes[0], {});
   EXPECT_TRUE(unbound.command.env.empty());

@@ -17,6 +17,7 @@ TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
   message.command = {{"torchrun", "a b", "it's", "x\ny", "$HOME;", "é", ""}, {{"NCCL_IB_HCA", "mlx5_0"}, {"SECRET", "p\"w\n"}}, "/w"};
   message.grace = std::chrono::milliseconds(1234);
   message.heartbeat = std::chrono::milliseconds(250);
+  message.rank_output = true;
   std::string line = FormatLaunchMessage(message);
   ASSERT_EQ(line.back(), '\n');
   EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line only";
@@ -26,6 +27,7 @@ TEST(LaunchMessage, RoundTripsAnyArgumentsAndEnvironment) {
   EXPECT_EQ(parsed->command.cwd, "/w");
   EXPECT_EQ(parsed->grace, message.grace);
   EXPECT_EQ(parsed->heartbeat, message.heartbeat);
+  EXPECT_TRUE(parsed->rank_output);
   auto env = parsed->command.env;
   std::sort(env.begin(), env.end());
   EXPECT_EQ(env, message.command.env);
@@ -50,6 +52,7 @@ TEST(LaunchMessage, DefaultsForOptionalFields) {
   EXPECT_EQ(parsed->command, (Command{{"hostname"}, {}, ""}));
   EXPECT_EQ(parsed->grace, std::chrono::milliseconds(5000));
   EXPECT_EQ(parsed->heartbeat, std::chrono::milliseconds(0));  // off: a hand-written message needs no heartbeats
+  EXPECT_FALSE(parsed->rank_output);  // the ranks share the command's output
 }
 
 struct BadCase {
@@ -76,6 +79,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"launch message: $.argv", "launch message: $.env.1X", "launch message: $.env.B",
                  "launch message: $.grace_ms"}},
         BadCase{R"({"argv":["x"],"heartbeat_ms":"5"})", {"launch message: $.heartbeat_ms"}},
+        BadCase{R"({"argv":["x"],"rank_output":1})", {"launch message: $.rank_output"}},
         BadCase{R"({"argv":["x"],"heartbeat_ms":3600001})", {"launch message: $.heartbeat_ms"}},
         BadCase{R"([1])", {"launch message: $"}},
         BadCase{R"({"argv":["x",{"hex":"4"},3],"env":{"A":{"hex":"zz"}},"cwd":{"b":"00"}})",

@@ -69,6 +69,11 @@ TEST(RunReportTest, LastWorkerLinesStopBeforeTorchrunsReport) {
   EXPECT_EQ(LastWorkerLines(TorchrunFailureTail(), 1), std::vector<std::string>{"some earlier line"});
   EXPECT_EQ(LastWorkerLines(TorchrunFailureTail(), 5), (std::vector<std::string>{"rank 2 exiting with 3", "some earlier line"}));
   EXPECT_EQ(LastWorkerLines({"a", "b", "c"}, 2), (std::vector<std::string>{"b", "c"}));
+  // The failing rank's own lines when it wrote any, whatever came after them.
+  std::deque<std::string> labelled = {"0: step 1", "1: step 1", "1: NaN in loss", "0: step 2", "torchrun's report"};
+  EXPECT_EQ(LastWorkerLines(labelled, 5, 1), (std::vector<std::string>{"1: step 1", "1: NaN in loss"}));
+  EXPECT_EQ(LastWorkerLines(labelled, 1, 1), std::vector<std::string>{"1: NaN in loss"});
+  EXPECT_EQ(LastWorkerLines({"a", "b"}, 5, 3), (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(RunReportTest, SummaryNamesFirstFailureRootCauseAndStoppedNodes) {

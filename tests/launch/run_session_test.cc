@@ -2,6 +2,8 @@
 // who was stopped, and what the report says.
 #include "launch/run_session.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "support/fake_executor.h"
@@ -14,8 +16,9 @@ using testing::FakeExecutor;
 
 class RecordingPrinter : public LinePrinter {
  public:
-  void Line(size_t node, OutputStream, std::string_view text) override {
-    lines.push_back(std::to_string(node) + ":" + std::string(text));
+  void Line(const NodeLine& line) override {
+    std::string label = line.label.rank < 0 ? "" : std::to_string(line.label.rank) + " ";
+    lines.push_back(std::to_string(line.node) + ":" + label + std::string(line.text));
   }
   std::vector<std::string> lines;
 };
@@ -250,6 +253,51 @@ TEST(RunSessionTest, AScriptPrintingTorchrunsWordsDoesNotStopTheJob) {
   EXPECT_FALSE(report.first_failure);
   EXPECT_TRUE(executor.stopped().empty());
   EXPECT_EQ(report.nodes[1].failure, "");
+}
+
+// The agent sends a rank's lines labelled (rank_lines.h): the printer gets
+// the label apart from the text, the tail keeps "RANK: text", and a rank
+// that prints torchrun's failed-worker line does not fail the node.
+TEST(RunSessionTest, RankLinesArriveLabelledAndCannotPassForTorchrunsOwn) {
+  FakeExecutor executor;
+  FakeExecutor::Script b = Agent("b", ExitInfo{.exit_code = 0}, milliseconds(50));
+  b.on_write_lines.push_back({OutputStream::kStdout, FormatRankLine({3, 1}, "loss 0.5")});
+  b.on_write_lines.push_back({OutputStream::kStderr, FormatRankLine({3, 1}, kTorch113FailedLine)});
+  executor.SetScript("a", Agent("a", ExitInfo{.exit_code = 0}, milliseconds(50)));
+  executor.SetScript("b", b);
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, Options(), printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  SessionReport report = session.Launch(Messages(2), stop);
+  EXPECT_FALSE(report.first_failure);
+  EXPECT_EQ(report.nodes[1].failure, "");
+  EXPECT_NE(std::find(printer.lines.begin(), printer.lines.end(), "1:3 loss 0.5"), printer.lines.end());
+  EXPECT_NE(std::find(printer.lines.begin(), printer.lines.end(), "1:b training"), printer.lines.end());
+  EXPECT_NE(std::find(report.nodes[1].tail.begin(), report.nodes[1].tail.end(), "3: loss 0.5"), report.nodes[1].tail.end());
+}
+
+// While agents have not answered, the session says which, about once a second.
+TEST(RunSessionTest, PreflightReportsTheNodesStillWaitingAboutEverySecond) {
+  FakeExecutor executor;
+  executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(0)));
+  FakeExecutor::Script silent;
+  silent.runs_until_stopped = true;
+  executor.SetScript("b", silent);
+  SessionOptions options = Options();
+  options.preflight_timeout = milliseconds(2600);
+  std::vector<std::pair<std::vector<size_t>, milliseconds>> progress;
+  options.preflight_progress = [&](const std::vector<size_t>& waiting, milliseconds waited) { progress.emplace_back(waiting, waited); };
+  RecordingPrinter printer;
+  RunSession session(executor, {{"a", 0}, {"b", 1}}, options, printer);
+  std::atomic<bool> stop{false};
+  session.Preflight(stop);
+  session.Abort();
+  ASSERT_EQ(progress.size(), 2u);
+  for (size_t i = 0; i < progress.size(); ++i) {
+    EXPECT_EQ(progress[i].first, std::vector<size_t>{1});
+    EXPECT_GE(progress[i].second, milliseconds(1000 * static_cast<int>(i + 1)));
+  }
 }
 
 TEST(RunSessionTest, StopFlagStopsEveryNode) {
