@@ -12,12 +12,8 @@
 //   long line  BYTES without a newline, then one short line
 //
 // Usage: output_bench [MEGABYTES [RUNS]]   (default 400 3)
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -25,41 +21,12 @@
 
 #include <fmt/format.h>
 
+#include "bench_process.h"
 #include "bench_stats.h"
 #include "support/test_paths.h"
 
 namespace topolaunch::bench {
 namespace {
-
-struct Figures {
-  double wall = 0, cpu = 0, max_rss_mib = 0;
-  int status = -1;
-};
-
-Figures Measure(const std::vector<std::string>& argv) {
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  Figures f;
-  f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  f.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  f.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
-  f.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return f;
-}
 
 std::string WriteScript(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -96,13 +63,13 @@ int main(int argc, char** argv) {
         {"bare job > /dev/null", {"sh", c.script}},
     };
     if (have_pdsh) sides.push_back({"pdsh -R exec -w localhost", {"pdsh", "-R", "exec", "-w", "localhost", "sh", c.script}});
-    std::vector<std::vector<Figures>> all(sides.size());
+    std::vector<std::vector<ProcessFigures>> all(sides.size());
     for (int run = 0; run < runs; ++run)
-      for (size_t s = 0; s < sides.size(); ++s) all[s].push_back(Measure(sides[s].second));
+      for (size_t s = 0; s < sides.size(); ++s) all[s].push_back(MeasureProcess(sides[s].second));
     for (size_t s = 0; s < sides.size(); ++s) {
       std::vector<double> wall, cpu, rss;
       int status = 0;
-      for (const Figures& f : all[s]) wall.push_back(f.wall), cpu.push_back(f.cpu), rss.push_back(f.max_rss_mib), status |= f.status;
+      for (const ProcessFigures& f : all[s]) wall.push_back(f.wall), cpu.push_back(f.cpu), rss.push_back(f.max_rss_mib), status |= f.status;
       fmt::print("{:<10} {:<28} {:>8.2f} {:>8.2f} {:>9.1f} {:>10.0f}{}\n", c.name, sides[s].first, Median(wall), Median(cpu),
                  Median(rss), static_cast<double>(megabytes) / Median(wall), status ? fmt::format("  (exit {})", status) : "");
     }

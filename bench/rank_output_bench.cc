@@ -11,12 +11,8 @@
 // writes text and newline apart), which this counts as broken.
 //
 // Usage: rank_output_bench [SECONDS [RUNS]]   (default 10 1)
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -25,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_process.h"
 #include "bench_stats.h"
 #include "support/test_paths.h"
 
@@ -53,28 +50,9 @@ struct Figures {
 
 // Runs `argv` with stdout into `out_path`; counts the flood's lines there.
 Figures Measure(const std::vector<std::string>& argv, const std::string& out_path) {
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(out, 1);
-    dup2(null, 2);
-    setenv("PYTHONUNBUFFERED", "1", 1);  // as `run` sets it for its ranks
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
+  ProcessFigures run = MeasureProcess(argv, out_path, {{"PYTHONUNBUFFERED", "1"}});  // as `run` sets it for its ranks
   Figures f;
-  f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  f.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  f.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  f.wall = run.wall, f.cpu = run.cpu, f.status = run.status;
   std::ifstream in(out_path);
   std::string ys(60, 'y');
   for (std::string line; std::getline(in, line);) {
