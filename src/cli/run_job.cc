@@ -24,6 +24,7 @@
 #include "env/compute_ports.h"
 #include "env/env_builder.h"
 #include "env/env_templates.h"
+#include "env/socket_stripes.h"
 #include "launch/job_env.h"
 #include "launch/job_spec.h"
 #include "launch/local_executor.h"
@@ -116,7 +117,7 @@ void AttachNodeLayouts(Topology& topology, const std::vector<SessionNode>& nodes
 // then PYTHONUNBUFFERED (lines arrive as printed, and a failing rank's last
 // lines are not lost in a buffer), then what the user forwards, which wins.
 Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const std::string& host, const PreflightReply& reply,
-                        const std::string& master_addr, const EnvList& forwarded) {
+                        const std::string& master_addr, const EnvList& forwarded, std::vector<std::string> stripe) {
   EnvFacts facts;
   facts.topology = &topology;
   facts.host = host;
@@ -124,6 +125,8 @@ Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const s
   facts.rank0_host = master_addr;
   facts.socket_route = reply.socket_route;
   facts.socket_route_problem = reply.socket_route_problem;
+  facts.socket_interfaces = reply.socket_interfaces;
+  facts.stripe_interfaces = std::move(stripe);
   FabricKind kind = flags.profile == "auto" ? DetectFabricKind(facts) : *ParseFabricKind(flags.profile);
   Result<std::vector<TemplateLine>> templates =
       LoadEnvTemplates(flags.templates.empty() ? DefaultTemplatesDir() : flags.templates, kind);
@@ -289,9 +292,15 @@ Result<Plan> PlanWithNodeLayouts(Job& job, const std::vector<SessionNode>& nodes
 // Each node's launch message: its torchrun command and its environment.
 Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Job& job, const Plan& plan,
                                                  const std::vector<NodePreflight>& preflight, const std::string& master_addr) {
+  // On TCP every node stripes over the interfaces on subnets all of them have.
+  std::vector<std::vector<SocketInterface>> interfaces;
+  for (const NodePreflight& node : preflight) interfaces.push_back(node.reply->socket_interfaces);
   std::vector<LaunchMessage> messages;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, *preflight[i].reply, master_addr, job.forwarded);
+    const PreflightReply& reply = *preflight[i].reply;
+    std::vector<std::string> stripe =
+        reply.socket_route ? StripeInterfaces(interfaces, i, reply.socket_route->interface) : std::vector<std::string>{};
+    Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, reply, master_addr, job.forwarded, std::move(stripe));
     if (!env.ok()) return env.take_error();
     JobSpec spec = job.spec;
     if (spec.python.empty()) spec.python = preflight[i].reply->interpreter;  // torchrun's own, on this node

@@ -63,6 +63,9 @@ struct EnvFacts {
   /// This machine's IPv4 interfaces that are up (loopback left out); empty
   /// when the env is computed for another machine.
   std::vector<SocketInterface> socket_interfaces;
+  /// On TCP: the interfaces to stripe over, the one toward rank 0 first
+  /// (StripeInterfaces, judged by `run` across every node); empty: none.
+  std::vector<std::string> stripe_interfaces;
   std::string nccl_topo_file;          ///< absolute path written by --nccl-topo, or ""
 };
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "env/socket_stripes.h"
+
 namespace topolaunch {
 
 namespace {
@@ -46,22 +48,12 @@ const EnvRule* FindEnvRule(std::string_view name) {
   return nullptr;
 }
 
-namespace {
-
-bool VirtualInterface(std::string_view name) {
-  for (std::string_view prefix : {"docker", "virbr", "veth", "br-", "cni", "flannel", "cali", "tun", "tap", "wg",
-                                  "tailscale", "vxlan", "kube", "lxc", "podman"})
-    if (name.starts_with(prefix)) return true;
-  return false;
-}
-
-}  // namespace
-
 // On TCP the socket transport is the data path, and NCCL stripes it over
 // every interface NCCL_SOCKET_IFNAME matches (transport/net_socket.cc finds
 // up to 16); the bootstrap takes the first match alone. One host cannot see
-// whether the others reach it on its other interfaces, so the value stays the
-// one toward rank 0 and the reason names the interfaces as fast as that one.
+// whether the others reach it on its other interfaces: `run` judges that
+// across its nodes (EnvFacts::stripe_interfaces); otherwise the value stays
+// the one toward rank 0 and the reason names the interfaces as fast as it.
 std::string AlikeInterfacesNote(const EnvFacts& facts, const std::string& routed) {
   std::optional<int> speed;
   for (const SocketInterface& i : facts.socket_interfaces)
@@ -70,7 +62,7 @@ std::string AlikeInterfacesNote(const EnvFacts& facts, const std::string& routed
   std::vector<std::string> alike;
   std::string names = routed;
   for (const SocketInterface& i : facts.socket_interfaces)
-    if (i.name != routed && !VirtualInterface(i.name) && i.speed_mbps == speed) {
+    if (i.name != routed && !IsVirtualInterface(i.name) && i.speed_mbps == speed) {
       alike.push_back(fmt::format("{} ({})", i.name, i.address));
       names += "," + i.name;
     }
@@ -88,6 +80,14 @@ RuleOutcome DecideSocketIfname(const RuleInput& input) {
     return {"", fmt::format("the route toward the rank-0 host leaves through {}, which other hosts cannot reach", name),
             fmt::format("{} reaches the rank-0 host only through {}: pass --rank0-host with the name other hosts use", facts.host, name)};
   std::string reason = fmt::format("the interface toward the rank-0 host: {} ('=' makes the name exact)", facts.socket_route->detail);
+  if (input.fabric == FabricKind::kTcp && facts.stripe_interfaces.size() >= 2 && facts.stripe_interfaces.front() == name) {
+    std::string names = fmt::format("{}", fmt::join(facts.stripe_interfaces, ","));
+    return {"=" + names,
+            fmt::format("{}, then {}: each on a subnet every host of the job has an interface on, and as fast, so "
+                        "NCCL's socket transport stripes over them (the bootstrap uses the first)",
+                        reason, fmt::join(facts.stripe_interfaces.begin() + 1, facts.stripe_interfaces.end(), ", ")),
+            ""};
+  }
   if (input.fabric == FabricKind::kTcp) reason += AlikeInterfacesNote(facts, name);
   return {"=" + name, reason, ""};
 }

@@ -18,6 +18,7 @@
 #include "core/json_checker.h"
 #include "core/json_text.h"
 #include "core/layout_json.h"
+#include "env/socket_stripes.h"
 
 namespace topolaunch {
 
@@ -104,6 +105,34 @@ std::vector<RdmaPort> RdmaPortsFromJson(JsonChecker& c, const json& array, const
   return ports;
 }
 
+// A node reports a handful of interfaces; more than this is not a node's answer.
+constexpr size_t kMaxSocketInterfaces = 256;
+
+std::vector<SocketInterface> SocketInterfacesFromJson(JsonChecker& c, const json& list) {
+  std::vector<SocketInterface> interfaces;
+  if (list.size() > kMaxSocketInterfaces) {
+    c.Report("$.socket_interfaces", fmt::format("{} interfaces, more than {}", list.size(), kMaxSocketInterfaces));
+    return interfaces;
+  }
+  for (size_t k = 0; k < list.size(); ++k) {
+    std::string path = JsonIndex("$.socket_interfaces", k);
+    if (!list[k].is_object()) {
+      c.Report(path, "expected an object");
+      continue;
+    }
+    SocketInterface i;
+    i.name = c.String(list[k], path, "name").value_or("");
+    i.address = c.String(list[k], path, "address").value_or("");
+    if (!IsNull(list[k], "speed_mbps")) i.speed_mbps = c.Integer(list[k], path, "speed_mbps", 1, 100'000'000, false);
+    // The name goes into NCCL_SOCKET_IFNAME: a Linux interface name (IFNAMSIZ), no list separator.
+    if (i.name.empty() || i.name.size() > 15 || i.name.find_first_of(",=/ \t\n") != std::string::npos)
+      c.Report(JsonPath(path, "name"), "not an interface name");
+    if (!SubnetOf(i.address)) c.Report(JsonPath(path, "address"), "expected an IPv4 address with its prefix (\"10.1.0.5/16\")");
+    interfaces.push_back(std::move(i));
+  }
+  return interfaces;
+}
+
 json ReplyToJson(const PreflightReply& r) {
   json programs = json::array();
   for (const ProgramFound& p : r.programs) programs.push_back({{"name", p.name}, {"path", p.path}});
@@ -121,6 +150,10 @@ json ReplyToJson(const PreflightReply& r) {
   j["socket_route"] = r.socket_route ? json{{"interface", r.socket_route->interface}, {"detail", r.socket_route->detail}}
                                      : json(nullptr);
   j["socket_route_problem"] = r.socket_route_problem;
+  json interfaces = json::array();
+  for (const SocketInterface& i : r.socket_interfaces)
+    interfaces.push_back({{"name", i.name}, {"address", i.address}, {"speed_mbps", i.speed_mbps ? json(*i.speed_mbps) : json(nullptr)}});
+  j["socket_interfaces"] = interfaces;
   j["cwd_problem"] = r.cwd_problem;
   j["file_problems"] = r.file_problems;
   j["interpreter"] = r.interpreter;
@@ -152,6 +185,7 @@ void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
     }
   }
   r.socket_route_problem = c.String(j, "$", "socket_route_problem", false).value_or("");
+  if (const json* interfaces = c.Array(j, "$", "socket_interfaces", false)) r.socket_interfaces = SocketInterfacesFromJson(c, *interfaces);
   r.cwd_problem = c.String(j, "$", "cwd_problem", false).value_or("");
   r.file_problems = c.StringArray(j, "$", "file_problems", false);
   r.interpreter = c.String(j, "$", "interpreter", false).value_or("");

@@ -54,6 +54,7 @@ struct PreflightReply {
   std::optional<std::vector<RdmaPort>> rdma_ports;  ///< nullopt: unreadable
   std::optional<SocketRoute> socket_route;
   std::string socket_route_problem;
+  std::vector<SocketInterface> socket_interfaces;  ///< its IPv4 interfaces that are up (with master_addr asked)
   std::string cwd_problem;                 ///< why the folder cannot be used; "" = fine or not checked
   std::vector<std::string> file_problems;  ///< "train.py: No such file or directory"
   std::string interpreter;                 ///< the Python `interpreter_of` runs under; "" = not asked or not known

@@ -113,9 +113,11 @@ PreflightReply GatherPreflight(const PreflightRequest& request) {
   Result<std::vector<RdmaPort>> ports = ReadRdmaPorts(kSysClassInfiniband);
   if (ports.ok()) reply.rdma_ports = std::move(ports).value();
   if (!request.master_addr.empty()) {
-    Result<SocketRoute> route = MakeKernelRouteLookup()->RouteToward(request.master_addr);
+    std::unique_ptr<RouteLookup> routes = MakeKernelRouteLookup();
+    Result<SocketRoute> route = routes->RouteToward(request.master_addr);
     if (route.ok()) reply.socket_route = std::move(route).value();
     else reply.socket_route_problem = route.error().Message();
+    reply.socket_interfaces = routes->Interfaces();
   }
   reply.unix_time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())

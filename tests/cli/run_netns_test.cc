@@ -496,5 +496,57 @@ TEST_F(RunNetns, TheMasterAddressIsOneEveryNodeResolves) {
   ExpectNothingLeft(seconds(6));
 }
 
+// A second NIC on each node, on its own subnet: a veth pair inside the
+// node's namespace, eth1 with 10.201.0.K/24 (veths report the same speed as
+// eth0). Removed again when it goes, whatever the test did.
+class SecondNic {
+ public:
+  explicit SecondNic(const NetnsTestbed& testbed) : testbed_(testbed) {}
+  ~SecondNic() {
+    for (int node : added_) (void)Ip(node, {"link", "del", "eth1"});
+  }
+  ProcessResult Add(int node) {
+    ProcessResult made = Ip(node, {"link", "add", "eth1", "type", "veth", "peer", "name", "eth1p"});
+    if (made.exit_code != 0) return made;
+    added_.push_back(node);
+    for (std::vector<std::string> step : {std::vector<std::string>{"addr", "add", fmt::format("10.201.0.{}/24", node), "dev", "eth1"},
+                                          {"link", "set", "eth1p", "up"}, {"link", "set", "eth1", "up"}})
+      if (ProcessResult r = Ip(node, step); r.exit_code != 0) return r;
+    return made;
+  }
+
+ private:
+  ProcessResult Ip(int node, std::vector<std::string> args) const {
+    ProcessSpec ip;
+    ip.argv = {"ip", "-n", testbed_.NodeNamespace(node)};
+    ip.argv.insert(ip.argv.end(), args.begin(), args.end());
+    return RunProcess(ip);
+  }
+  const NetnsTestbed& testbed_;
+  std::vector<int> added_;
+};
+
+// On TCP the socket transport stripes over every interface NCCL_SOCKET_IFNAME
+// lists: `run` lists a second NIC only once every node has one on that subnet.
+TEST_F(RunNetns, OnTcpEveryNodeStripesOverTheSubnetsAllNodesHave) {
+  std::string script = WriteScript(kSleepScript);
+  SecondNic nics(*testbed_);
+  for (int node = 1; node < kNodes; ++node) ASSERT_EQ(nics.Add(node).exit_code, 0) << "node " << node;
+  auto ifnames = [&](int port) {
+    ProcessResult dry = RunProcess(RunSpec(1, port, {"--dry-run", "--profile", "tcp"}, script));
+    EXPECT_EQ(dry.exit_code, 0) << dry.Describe();
+    std::vector<std::string> values;
+    for (size_t at = dry.out.find("export NCCL_SOCKET_IFNAME="); at != std::string::npos;
+         at = dry.out.find("export NCCL_SOCKET_IFNAME=", at + 1))
+      values.push_back(dry.out.substr(at + 26, dry.out.find('\n', at) - at - 26));
+    return values;
+  };
+  // Node 4 has no second NIC: nobody stripes, every node stays on eth0.
+  EXPECT_EQ(ifnames(29590), std::vector<std::string>(kNodes, "'=eth0'"));
+  ASSERT_EQ(nics.Add(kNodes).exit_code, 0);
+  EXPECT_EQ(ifnames(29591), std::vector<std::string>(kNodes, "'=eth0,eth1'"));
+  EXPECT_EQ(ReadyWorkers(), 0u);
+}
+
 }  // namespace
 }  // namespace topolaunch::testing

@@ -157,6 +157,28 @@ TEST(EnvRules, OnTcpTheInterfacesAsFastAsTheRoutedOneAreNamed) {
             std::string::npos);
 }
 
+// `run` judged across its nodes which interfaces every node shares a
+// subnet on (StripeInterfaces): on TCP the value lists them all.
+TEST(EnvRules, OnTcpTheInterfacesRunFoundSharedAreStripedOver) {
+  Topology topology;
+  AttachLayout(topology, "c01", HostLayout{});
+  EnvFacts facts = FactsFor(topology, "c01");
+  facts.rdma_ports = std::vector<RdmaPort>{};
+  facts.stripe_interfaces = {"ens1f0", "ens2f0"};
+  EnvOutcome env = ComputeWithBuiltin(facts, FabricKind::kTcp);
+  EXPECT_EQ(Values(env).at("NCCL_SOCKET_IFNAME"), "=ens1f0,ens2f0");
+  std::string reason = ReasonOf(env, "NCCL_SOCKET_IFNAME");
+  EXPECT_NE(reason.find("then ens2f0: each on a subnet every host of the job has"), std::string::npos) << reason;
+  // The bootstrap must leave through the routed interface: a list that does not start with it is not used.
+  facts.stripe_interfaces = {"ens2f0", "ens1f0"};
+  EXPECT_EQ(Values(ComputeWithBuiltin(facts, FabricKind::kTcp)).at("NCCL_SOCKET_IFNAME"), "=ens1f0");
+  // On InfiniBand the socket is only the bootstrap: one interface.
+  Topology ib = SingleRail();
+  EnvFacts on_ib = FactsFor(ib, "node01");
+  on_ib.stripe_interfaces = {"ens1f0", "ens2f0"};
+  EXPECT_EQ(Values(ComputeWithBuiltin(on_ib, FabricKind::kInfiniband)).at("NCCL_SOCKET_IFNAME"), "=ens1f0");
+}
+
 TEST(EnvRules, SocketInterfaceNeverLoopbackOrDocker) {
   Topology topology = SingleRail();
   for (const char* iface : {"lo", "docker0"}) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -46,6 +47,7 @@ PreflightReply FullReply() {
        {{0, "fe80:0000:0000:0000:0e42:a1ff:fe00:0001", "IB/RoCE v1", "ens1f0"},
         {3, "0000:0000:0000:0000:0000:ffff:0a00:0005", "RoCE v2", "ens1f0"}}}};
   r.socket_route = SocketRoute{"ens1f0", "route to 10.0.0.1 (node1) via ens1f0"};
+  r.socket_interfaces = {{"ens1f0", "10.0.0.5/16", 100000}, {"tun0", "10.8.0.2/24", std::nullopt}};
   return r;
 }
 
@@ -352,6 +354,25 @@ TEST(Preflight, RanksPerNodeDefaultToTheGpusEveryNodeHas) {
             "preflight: the nodes do not agree on their GPU count, so there is no default --nproc-per-node: 8 GPUs on "
             "n[1-3], but 0 GPUs on n5, 4 GPUs on n4; pass --nproc-per-node N (at most the fewest) or leave the odd "
             "nodes out");
+}
+
+// The interfaces end up in NCCL_SOCKET_IFNAME on the node: a name that is
+// not an interface name, or an address without its prefix, is refused.
+TEST(Preflight, ARepliedInterfaceMustBeANameAndAnIpv4Subnet) {
+  for (auto [name, address, where] : {std::tuple{"ens1f0,lo", "10.0.0.5/16", "$.socket_interfaces[0].name"},
+                                      std::tuple{"", "10.0.0.5/16", "$.socket_interfaces[0].name"},
+                                      std::tuple{"a-name-too-long-for-linux", "10.0.0.5/16", "$.socket_interfaces[0].name"},
+                                      std::tuple{"ens1f0", "10.0.0.5", "$.socket_interfaces[0].address"},
+                                      std::tuple{"ens1f0", "fe80::1/64", "$.socket_interfaces[0].address"}}) {
+    PreflightReply reply = MinimalReply();
+    reply.socket_interfaces = {{name, address, 1000}};
+    Result<PreflightReply> parsed = ParsePreflightReply(FormatPreflightReply(reply));
+    ASSERT_FALSE(parsed.ok()) << name << " " << address;
+    EXPECT_NE(parsed.error().Message().find(where), std::string::npos) << parsed.error().Message();
+  }
+  PreflightReply many = MinimalReply();
+  many.socket_interfaces.assign(257, {"eth0", "10.0.0.1/8", 1000});
+  EXPECT_FALSE(ParsePreflightReply(FormatPreflightReply(many)).ok()) << "a node has a handful of interfaces, not hundreds";
 }
 
 // A node that floods the login node: a reply naming the same million CPUs

@@ -4,8 +4,10 @@
 // namespace), and `unreachable 10.200.0.0/24` in the root namespace so no
 // test packet can leave through the default route. Each sshd runs under
 // `nsenter --net` + `unshare --uts --mount` (its own host name, and the
-// testbed's hosts file bind-mounted over /etc/hosts in a private mount
-// namespace, which its sessions inherit) in the foreground (-D), so its PID
+// testbed's hosts file bind-mounted over /etc/hosts and a sysfs of its own
+// network namespace over /sys, so /sys/class/net lists the node's own
+// interfaces as on a real node, in a private mount namespace, which its
+// sessions inherit) in the foreground (-D), so its PID
 // is known; its per-connection children call setsid, so teardown also kills
 // whatever `ip netns pids` still finds.
 #include "support/netns_testbed.h"
@@ -235,7 +237,7 @@ Status NetnsTestbed::StartSshd(int i) {
   }
   ProcessSpec spec;
   spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
-               "private", "--", "/bin/sh", "-c", "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && shift && exec \"$@\"",
+               "private", "--", "/bin/sh", "-c", "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && mount -t sysfs sysfs /sys && shift && exec \"$@\"",
                NodeName(i), HostsFile(), "/usr/sbin/sshd", "-D", "-e", "-f", config, "-o", "ListenAddress=" + NodeAddress(i)};
   for (const std::string& option : sshd_options_) spec.argv.insert(spec.argv.end(), {"-o", option});
   auto sshd = BackgroundProcess::Start(spec, dir_.File(fmt::format("sshd-{}.log", i)));
