@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -295,11 +296,12 @@ Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Jo
   // On TCP every node stripes over the interfaces on subnets all of them have.
   std::vector<std::vector<SocketInterface>> interfaces;
   for (const NodePreflight& node : preflight) interfaces.push_back(node.reply->socket_interfaces);
+  std::set<Ipv4Subnet> shared = SharedSubnets(interfaces);
   std::vector<LaunchMessage> messages;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const PreflightReply& reply = *preflight[i].reply;
     std::vector<std::string> stripe =
-        reply.socket_route ? StripeInterfaces(interfaces, i, reply.socket_route->interface) : std::vector<std::string>{};
+        reply.socket_route ? StripeInterfaces(reply.socket_interfaces, shared, reply.socket_route->interface) : std::vector<std::string>{};
     Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, reply, master_addr, job.forwarded, std::move(stripe));
     if (!env.ok()) return env.take_error();
     JobSpec spec = job.spec;

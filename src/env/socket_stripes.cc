@@ -34,10 +34,7 @@ bool IsVirtualInterface(std::string_view name) {
   return false;
 }
 
-std::vector<std::string> StripeInterfaces(const std::vector<std::vector<SocketInterface>>& hosts, size_t host,
-                                          const std::string& routed) {
-  if (host >= hosts.size()) return {};
-  // Subnets every host has a real interface on.
+std::set<Ipv4Subnet> SharedSubnets(const std::vector<std::vector<SocketInterface>>& hosts) {
   std::optional<std::set<Ipv4Subnet>> shared;
   for (const std::vector<SocketInterface>& interfaces : hosts) {
     std::set<Ipv4Subnet> own;
@@ -51,10 +48,14 @@ std::vector<std::string> StripeInterfaces(const std::vector<std::vector<SocketIn
     std::set_intersection(shared->begin(), shared->end(), own.begin(), own.end(), std::inserter(both, both.end()));
     shared = std::move(both);
   }
-  const std::vector<SocketInterface>& mine = hosts[host];
+  return shared.value_or(std::set<Ipv4Subnet>{});
+}
+
+std::vector<std::string> StripeInterfaces(const std::vector<SocketInterface>& mine, const std::set<Ipv4Subnet>& shared,
+                                          const std::string& routed) {
   auto on_shared = [&](const SocketInterface& i) {
     std::optional<Ipv4Subnet> subnet = SubnetOf(i.address);
-    return subnet && shared && shared->contains(*subnet) && !IsVirtualInterface(i.name);
+    return subnet && shared.contains(*subnet) && !IsVirtualInterface(i.name);
   };
   auto first = std::find_if(mine.begin(), mine.end(), [&](const SocketInterface& i) { return i.name == routed; });
   if (first == mine.end() || !first->speed_mbps || !on_shared(*first)) return {};

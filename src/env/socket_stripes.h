@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,11 +34,14 @@ std::optional<Ipv4Subnet> SubnetOf(std::string_view address);
 /// True for bridges, tunnels and container interfaces no other host reaches.
 bool IsVirtualInterface(std::string_view name);
 
-/// For host `host` of `hosts` (each host's interfaces): its interfaces to
-/// stripe over, `routed` (its interface toward rank 0) first. Empty when
-/// there is nothing to stripe: `routed` is not on a subnet every host has,
-/// its speed is unknown, or no other interface qualifies.
-std::vector<std::string> StripeInterfaces(const std::vector<std::vector<SocketInterface>>& hosts, size_t host,
+/// The subnets every host of `hosts` (each host's interfaces) has a real
+/// (not virtual) interface on. Linear in all the interfaces.
+std::set<Ipv4Subnet> SharedSubnets(const std::vector<std::vector<SocketInterface>>& hosts);
+
+/// One host's interfaces to stripe over, `routed` (its interface toward
+/// rank 0) first. Empty when there is nothing to stripe: `routed` is not on
+/// a `shared` subnet, its speed is unknown, or no other interface qualifies.
+std::vector<std::string> StripeInterfaces(const std::vector<SocketInterface>& mine, const std::set<Ipv4Subnet>& shared,
                                           const std::string& routed);
 
 }  // namespace topolaunch
