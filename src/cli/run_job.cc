@@ -316,6 +316,7 @@ struct RunOutput {
   std::unique_ptr<PrefixPrinter> terminal;
   std::unique_ptr<LogDirPrinter> files;
   std::unique_ptr<TeePrinter> both;
+  std::optional<RankSet> ranks_output;  ///< --ranks-output, parsed
   QueuedLinePrinter* queued = nullptr;  ///< what the session prints through, once made
   LinePrinter& printer() {
     if (both) return *both;
@@ -324,15 +325,16 @@ struct RunOutput {
 };
 
 Result<RunOutput> OpenRunOutput(const RunFlags& flags, const std::vector<SessionNode>& nodes) {
-  TerminalChoice choice;
+  RunOutput output;
   if (!flags.ranks_output.empty()) {
     Result<RankSet> ranks = RankSet::Parse(flags.ranks_output, "--ranks-output");
     if (!ranks.ok()) return ranks.take_error();
-    choice.ranks = std::move(ranks).value();
+    output.ranks_output = std::move(ranks).value();
   }
+  TerminalChoice choice;
+  choice.ranks = output.ranks_output;
   choice.node_lines = flags.log_dir.empty();
   choice.rank_lines = flags.log_dir.empty() || choice.ranks;
-  RunOutput output;
   output.terminal = std::make_unique<PrefixPrinter>(nodes, std::move(choice), stdout, stderr, isatty(STDERR_FILENO) == 1);
   if (flags.log_dir.empty()) return output;
   Result<std::unique_ptr<LogDirPrinter>> files = LogDirPrinter::Open(flags.log_dir, nodes);
@@ -343,11 +345,8 @@ Result<RunOutput> OpenRunOutput(const RunFlags& flags, const std::vector<Session
 }
 
 // A --ranks-output rank must be in the job.
-Status CheckRanksOutput(const RunFlags& flags, const Plan& plan) {
-  if (flags.ranks_output.empty()) return Ok{};
-  Result<RankSet> ranks = RankSet::Parse(flags.ranks_output, "--ranks-output");
-  if (!ranks.ok()) return ranks.take_error();
-  if (ranks->Highest() < plan.world_size) return Ok{};
+Status CheckRanksOutput(const std::optional<RankSet>& ranks, const Plan& plan) {
+  if (!ranks || ranks->Highest() < plan.world_size) return Ok{};
   return Error(ErrorCode::kBadUsage, "--ranks-output",
                fmt::format("rank {} is not in the job (ranks 0-{})", ranks->Highest(), plan.world_size - 1));
 }
@@ -468,7 +467,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     return ReportError(launches.error());
   }
   const std::vector<LaunchMessage>& messages = *launches;
-  if (Status ranks = CheckRanksOutput(flags, *plan); !ranks.ok()) {
+  if (Status ranks = CheckRanksOutput(output->ranks_output, *plan); !ranks.ok()) {
     session.Abort();
     return ReportError(ranks.error());
   }

@@ -72,7 +72,7 @@ Result<std::unique_ptr<LogDirPrinter>> LogDirPrinter::Open(const std::string& di
     std::string file = fmt::format("{}/{}.log", dir, node.host);
     std::FILE* f = std::fopen(file.c_str(), "we");
     if (!f) return Error(ErrorCode::kUnavailable, file, std::strerror(errno));
-    printer->node_files_.push_back({file, f, false});
+    printer->node_files_.push_back({file, f, false, "this node's"});
   }
   return printer;
 }
@@ -86,7 +86,7 @@ LogDirPrinter::~LogDirPrinter() {
   for (auto& [rank, file] : rank_files_) close(file);
 }
 
-void LogDirPrinter::Write(File& file, std::string_view text, std::string_view whose) {
+void LogDirPrinter::Write(File& file, std::string_view text) {
   if (file.broken) {
     ++lost_;
     return;
@@ -98,18 +98,19 @@ void LogDirPrinter::Write(File& file, std::string_view text, std::string_view wh
   file.broken = true;
   ++lost_;
   Note(fmt::format("cannot write to {} ({}): {} lines are dropped from here on; the job goes on", file.path,
-                   errno ? std::strerror(errno) : "write error", whose));
+                   errno ? std::strerror(errno) : "write error", file.whose));
 }
 
 void LogDirPrinter::Line(const NodeLine& line) {
   if (line.label.rank < 0) {
-    Write(node_files_[line.node], line.text, "this node's");
+    Write(node_files_[line.node], line.text);
     return;
   }
   auto [it, made] = rank_files_.try_emplace(line.label.rank);
   File& file = it->second;
   if (made) {
     file.path = fmt::format("{}/{}.log", dir_, line.label.rank);
+    file.whose = fmt::format("rank {}'s", line.label.rank);
     file.stream = std::fopen(file.path.c_str(), "we");
     if (!file.stream) {
       file.broken = true;
@@ -117,7 +118,7 @@ void LogDirPrinter::Line(const NodeLine& line) {
                        line.label.rank));
     }
   }
-  Write(file, line.text, fmt::format("rank {}'s", line.label.rank));
+  Write(file, line.text);
 }
 
 }  // namespace topolaunch::cli

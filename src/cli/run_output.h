@@ -78,8 +78,9 @@ class LogDirPrinter : public LinePrinter {
     std::string path;
     std::FILE* stream = nullptr;
     bool broken = false;
+    std::string whose;  ///< for the note when it breaks: "this node's", "rank 3's"
   };
-  void Write(File& file, std::string_view text, std::string_view whose);
+  void Write(File& file, std::string_view text);
 
   std::string dir_;
   std::vector<File> node_files_;
