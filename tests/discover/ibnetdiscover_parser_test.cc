@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <sstream>
 
 #include "core/text_io.h"
@@ -214,19 +213,18 @@ TEST(RealDumpFacts, PortsReportIsRecognized) {
       << fabric.error().Message();
 }
 
-TEST(Performance, FourMegabyteDumpParsesWellUnderBudget) {
+// Its speed is bench/discover_bench's figure (target < 0.3 s), not a timed
+// test: under ASan or a loaded CI machine a time limit here only flakes.
+TEST(LargeDump, FourMegabytesParseToEveryNode) {
   topolaunch::testing::FatTreeSpec spec;
   spec.leaves = 250;
   spec.hosts_per_leaf = 32;
   spec.spines = 64;
   std::string text = topolaunch::testing::TwoLevelFatTree(spec).netfile;
   ASSERT_GE(text.size(), 4u << 20);
-  auto start = std::chrono::steady_clock::now();
   Result<Fabric> fabric = ParseIbnetdiscover(text, "big");
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(fabric.ok()) << fabric.error().Message();
   EXPECT_EQ(fabric->nodes.size(), 250u + 64u + 250u * 32u);
-  EXPECT_LT(seconds, 0.3) << "a 4 MB dump must parse well under 0.3 s";
 }
 
 }  // namespace
