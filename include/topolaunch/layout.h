@@ -38,6 +38,7 @@ struct Gpu {
   int numa = -1;                  ///< nearest NUMA node OS index, -1 when unknown
   std::optional<PcieLink> link;
   std::vector<std::string> nvlink_peers;  ///< PCI bus ids of NVLink peers (NVML)
+  std::string pci_parent;         ///< the PciBridge right above it; empty on a host bridge or when unknown
   bool operator==(const Gpu&) const = default;
 };
 
@@ -50,7 +51,19 @@ struct Nic {
   std::optional<unsigned long long> node_guid;  ///< IB NodeGUID when hwloc knows it
   int numa = -1;
   std::optional<PcieLink> link;
+  std::string pci_parent;         ///< the PciBridge right above it; empty on a host bridge or when unknown
   bool operator==(const Nic&) const = default;
+};
+
+/// A PCI-PCI bridge above a GPU or NIC, as hwloc reports it: a root port, or
+/// the upstream or a downstream port of a PCIe switch. The bridges with their
+/// parents are the machine's PCI tree between the host bridges and the
+/// devices, which NCCL reads from sysfs and a topology file must keep.
+struct PciBridge {
+  std::string pci_bus_id;         ///< its own function, "0000:03:00.0"
+  std::string parent;             ///< the bridge above it; empty when it sits on a host bridge
+  std::optional<PcieLink> link;   ///< its upstream link
+  bool operator==(const PciBridge&) const = default;
 };
 
 /// How far apart a GPU and a NIC are on the PCIe/CPU tree, closest first.
@@ -85,9 +98,16 @@ struct HostLayout {
   std::vector<Gpu> gpus;          ///< in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)
   std::vector<Nic> nics;          ///< by name
   std::vector<GpuNicPath> gpu_nic_paths;  ///< every GPU x every openfabrics NIC
+  std::vector<PciBridge> pci_bridges;  ///< every bridge above a GPU or NIC, by bus id; empty when unknown
   std::optional<NvmlFacts> nvml;
   bool operator==(const HostLayout&) const = default;
 };
+
+/// The bridges from the host bridge down to `bridge` (a pci_parent), top
+/// first, bridge last; empty for an empty id. An id the layout does not list
+/// ends the chain, and a loop (only in a broken layout) is cut, so this
+/// always returns.
+std::vector<const PciBridge*> PciBridgeChain(const HostLayout& layout, std::string_view bridge);
 
 /// "0-3,8,10-11" for {0,1,2,3,8,10,11}; empty string for none.
 std::string FormatCpuList(const std::vector<int>& cpus);

@@ -30,6 +30,20 @@ std::optional<PcieRelation> ParsePcieRelation(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<const PciBridge*> PciBridgeChain(const HostLayout& layout, std::string_view bridge) {
+  std::vector<const PciBridge*> chain;
+  // At most one step per listed bridge: a loop cannot go on.
+  while (!bridge.empty() && chain.size() < layout.pci_bridges.size()) {
+    auto it = std::find_if(layout.pci_bridges.begin(), layout.pci_bridges.end(),
+                           [&](const PciBridge& b) { return b.pci_bus_id == bridge; });
+    if (it == layout.pci_bridges.end()) break;
+    chain.push_back(&*it);
+    bridge = it->parent;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 std::string FormatCpuList(const std::vector<int>& cpus) {
   std::vector<int> sorted = cpus;
   std::sort(sorted.begin(), sorted.end());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -16,11 +17,12 @@ using nlohmann::json;
 namespace {
 
 json LinkJson(const std::optional<PcieLink>& link) { return link ? json(link->gbytes_per_s) : json(nullptr); }
+json BridgeIdJson(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
 
 json GpuJson(const Gpu& g) {
   return {{"pci_bus_id", g.pci_bus_id},    {"vendor", g.vendor}, {"model", g.model},
           {"os_devices", g.os_devices},    {"numa", g.numa},     {"link_gbytes_per_s", LinkJson(g.link)},
-          {"nvlink_peers", g.nvlink_peers}};
+          {"nvlink_peers", g.nvlink_peers}, {"pci_parent", BridgeIdJson(g.pci_parent)}};
 }
 
 json NicJson(const Nic& n) {
@@ -30,7 +32,8 @@ json NicJson(const Nic& n) {
           {"netdevs", n.netdevs},
           {"node_guid", n.node_guid ? json(FormatGuid(*n.node_guid)) : json(nullptr)},
           {"numa", n.numa},
-          {"link_gbytes_per_s", LinkJson(n.link)}};
+          {"link_gbytes_per_s", LinkJson(n.link)},
+          {"pci_parent", BridgeIdJson(n.pci_parent)}};
 }
 
 // "0000:07:00.0": 4 hex digits domain, lowercase, as hwloc prints it.
@@ -62,6 +65,11 @@ class LayoutReader {
     ForEach(j, p, "nics", [&](const json& o, const std::string& q) { l.nics.push_back(ReadNic(o, q)); });
     ForEach(j, p, "gpu_nic_paths",
             [&](const json& o, const std::string& q) { l.gpu_nic_paths.push_back(Path(l, o, q)); });
+    // pci_bridges and pci_parent came later: a layout without them is read
+    // as one whose PCI tree is unknown.
+    if (c_.Member(j, p, "pci_bridges", false))
+      ForEach(j, p, "pci_bridges", [&](const json& o, const std::string& q) { l.pci_bridges.push_back(ReadBridge(o, q)); });
+    CheckPciTree(l, p);
     if (const json* nvml = c_.Object(j, p, "nvml", false)) {
       std::string q = JsonPath(p, "nvml");
       l.nvml =
@@ -72,6 +80,53 @@ class LayoutReader {
 
  private:
   static constexpr long long kMaxCount = 1 << 24;
+
+  // An optional bus id of a bridge: a string like "0000:03:00.0", or null.
+  std::string BridgeId(const json& j, const std::string& p, std::string_view key) {
+    const json* v = c_.Member(j, p, key, false);
+    if (!v || v->is_null()) return "";
+    std::string id = c_.String(j, p, key).value_or("");
+    if (!IsPciBusId(id))
+      c_.Report(JsonPath(p, key), fmt::format("expected a PCI bus id like \"0000:03:00.0\" or null, found \"{}\"", id));
+    return id;
+  }
+
+  PciBridge ReadBridge(const json& j, const std::string& p) {
+    PciBridge b;
+    b.pci_bus_id = BusId(j, p, false);
+    b.parent = BridgeId(j, p, "parent");
+    b.link = Link(j, p);
+    return b;
+  }
+
+  // Every parent is a listed bridge, each bridge is listed once, and no
+  // bridge is its own ancestor.
+  void CheckPciTree(const HostLayout& l, const std::string& p) {
+    std::string bridges = JsonPath(p, "pci_bridges");
+    auto listed = [&](const std::string& id) {
+      return std::any_of(l.pci_bridges.begin(), l.pci_bridges.end(), [&](const PciBridge& b) { return b.pci_bus_id == id; });
+    };
+    auto check_parent = [&](const std::string& parent, const std::string& where) {
+      if (!parent.empty() && !listed(parent))
+        c_.Report(JsonPath(where, "pci_parent"), fmt::format("\"{}\" is not in pci_bridges[].pci_bus_id", parent));
+    };
+    for (size_t i = 0; i < l.gpus.size(); ++i) check_parent(l.gpus[i].pci_parent, JsonIndex(JsonPath(p, "gpus"), i));
+    for (size_t i = 0; i < l.nics.size(); ++i) check_parent(l.nics[i].pci_parent, JsonIndex(JsonPath(p, "nics"), i));
+    for (size_t i = 0; i < l.pci_bridges.size(); ++i) {
+      const PciBridge& b = l.pci_bridges[i];
+      std::string where = JsonIndex(bridges, i);
+      for (size_t k = 0; k < i; ++k)
+        if (l.pci_bridges[k].pci_bus_id == b.pci_bus_id)
+          c_.Report(JsonPath(where, "pci_bus_id"), fmt::format("\"{}\" is listed twice", b.pci_bus_id));
+      if (!b.parent.empty() && !listed(b.parent)) {
+        c_.Report(JsonPath(where, "parent"), fmt::format("\"{}\" is not in pci_bridges[].pci_bus_id", b.parent));
+        continue;
+      }
+      std::vector<const PciBridge*> chain = PciBridgeChain(l, b.pci_bus_id);
+      if (!chain.empty() && !chain.front()->parent.empty() && listed(chain.front()->parent))
+        c_.Report(JsonPath(where, "parent"), fmt::format("\"{}\" is its own ancestor", b.pci_bus_id));
+    }
+  }
 
   template <typename Fn>
   void ForEach(const json& j, const std::string& p, std::string_view key, Fn fn) {
@@ -136,6 +191,7 @@ class LayoutReader {
     for (size_t i = 0; i < g.nvlink_peers.size(); ++i)
       if (!IsPciBusId(g.nvlink_peers[i]))
         c_.Report(JsonIndex(JsonPath(p, "nvlink_peers"), i), "expected a PCI bus id like \"0000:07:00.0\"");
+    g.pci_parent = BridgeId(j, p, "pci_parent");
     return g;
   }
 
@@ -152,6 +208,7 @@ class LayoutReader {
     if (guid && !guid->is_null()) n.node_guid = c_.GuidString(j, p, "node_guid");
     n.numa = NumaIndex(j, p, "numa");
     n.link = Link(j, p);
+    n.pci_parent = BridgeId(j, p, "pci_parent");
     return n;
   }
 
@@ -182,7 +239,7 @@ class LayoutReader {
 }  // namespace
 
 json LayoutToJson(const HostLayout& layout) {
-  json numa = json::array(), gpus = json::array(), nics = json::array(), paths = json::array();
+  json numa = json::array(), gpus = json::array(), nics = json::array(), paths = json::array(), bridges = json::array();
   for (const NumaNode& n : layout.numa_nodes)
     numa.push_back({{"os_index", n.os_index},
                     {"package", n.package},
@@ -192,6 +249,8 @@ json LayoutToJson(const HostLayout& layout) {
   for (const Nic& n : layout.nics) nics.push_back(NicJson(n));
   for (const GpuNicPath& p : layout.gpu_nic_paths)
     paths.push_back({{"gpu", p.gpu}, {"nic", p.nic}, {"relation", PcieRelationName(p.relation)}});
+  for (const PciBridge& b : layout.pci_bridges)
+    bridges.push_back({{"pci_bus_id", b.pci_bus_id}, {"parent", BridgeIdJson(b.parent)}, {"link_gbytes_per_s", LinkJson(b.link)}});
   json j = {{"hostname", layout.hostname},
             {"source", layout.source},
             {"architecture", layout.architecture},
@@ -201,7 +260,8 @@ json LayoutToJson(const HostLayout& layout) {
             {"numa_nodes", numa},
             {"gpus", gpus},
             {"nics", nics},
-            {"gpu_nic_paths", paths}};
+            {"gpu_nic_paths", paths},
+            {"pci_bridges", bridges}};
   if (layout.nvml) j["nvml"] = {{"status", layout.nvml->status}, {"driver_version", layout.nvml->driver_version}};
   return j;
 }

@@ -23,6 +23,9 @@
 // PCIe switch (or root port): peer-to-peer traffic, GPUDirect RDMA, need not
 // cross the root complex. Sharing only the host bridge means crossing it.
 // Otherwise the packages above them decide same_socket / across_sockets.
+// The bridges above GPUs and NICs are kept as they are (pci_bridges, each
+// device's pci_parent): NCCL's topology file needs the tree, not just the
+// relations.
 #include "discover/hwloc_layout_convert.h"
 
 #include <fmt/format.h>
@@ -73,6 +76,13 @@ std::optional<PcieLink> LinkOf(const RawPciFunction& p) {
   return PcieLink{p.link_gbytes_per_s};
 }
 
+// The bridge right above a function: the last of its chain unless that is
+// a host bridge.
+std::string PciParent(const RawPciFunction& p) {
+  if (p.bridges.empty() || p.bridges.back().host) return "";
+  return p.bridges.back().pci_bus_id;
+}
+
 // "b859:9f03:00e6:76e8" -> 0xb8599f0300e676e8; nullopt for malformed or zero
 // (AWS EFA reports 0000:0000:0000:0000: it has no InfiniBand GUID).
 std::optional<unsigned long long> ParseNodeGuid(const std::string& text) {
@@ -112,6 +122,7 @@ std::vector<Gpu> FindGpus(const RawHostTopology& raw, std::vector<int>& gpu_pci)
     if (gpu.model.empty()) gpu.model = p.device_name;
     gpu.numa = p.numa;
     gpu.link = LinkOf(p);
+    gpu.pci_parent = PciParent(p);
     gpus.push_back(std::move(gpu));
     gpu_pci.push_back(i);
   }
@@ -128,6 +139,7 @@ Nic MakeNic(const RawHostTopology& raw, const RawOsDevice& d, std::string kind) 
     nic.pci_bus_id = FormatPciBusId(p);
     nic.numa = p.numa;
     nic.link = LinkOf(p);
+    nic.pci_parent = PciParent(p);
   }
   return nic;
 }
@@ -152,6 +164,28 @@ std::vector<Nic> FindNics(const RawHostTopology& raw) {
       nics.push_back(MakeNic(raw, d, "network"));
   std::sort(nics.begin(), nics.end(), [](const Nic& a, const Nic& b) { return NaturalLess(a.name, b.name); });
   return nics;
+}
+
+// Every PCI-PCI bridge above the kept GPUs and NICs, once, in bus-id order,
+// each with the bridge above it.
+std::vector<PciBridge> BridgesAbove(const std::vector<const RawPciFunction*>& kept) {
+  std::vector<PciBridge> bridges;
+  for (const RawPciFunction* p : kept) {
+    std::string parent;
+    for (const RawBridge& b : p->bridges) {
+      if (b.host) {
+        parent.clear();
+        continue;
+      }
+      bool known = std::any_of(bridges.begin(), bridges.end(), [&](const PciBridge& x) { return x.pci_bus_id == b.pci_bus_id; });
+      if (!known && !b.pci_bus_id.empty())
+        bridges.push_back({b.pci_bus_id, parent,
+                           b.link_gbytes_per_s > 0 ? std::optional<PcieLink>(PcieLink{b.link_gbytes_per_s}) : std::nullopt});
+      parent = b.pci_bus_id;
+    }
+  }
+  std::sort(bridges.begin(), bridges.end(), [](const PciBridge& a, const PciBridge& b) { return a.pci_bus_id < b.pci_bus_id; });
+  return bridges;
 }
 
 PcieRelation Relate(const RawPciFunction& gpu, const RawOsDevice& nic, const RawHostTopology& raw) {
@@ -195,6 +229,12 @@ HostLayout ConvertRawTopology(const RawHostTopology& raw, std::string source) {
       });
       layout.gpu_nic_paths.push_back({layout.gpus[g].pci_bus_id, nic.name, Relate(raw.pci[gpu_pci[g]], *dev, raw)});
     }
+  std::vector<const RawPciFunction*> kept;
+  for (int i : gpu_pci) kept.push_back(&raw.pci[i]);
+  for (const RawOsDevice& d : raw.os_devices)
+    if (d.pci >= 0 && (d.type == RawOsDeviceType::kOpenFabrics || d.type == RawOsDeviceType::kNetwork))
+      kept.push_back(&raw.pci[d.pci]);
+  layout.pci_bridges = BridgesAbove(kept);
   return layout;
 }
 

@@ -19,6 +19,8 @@ namespace topolaunch {
 struct RawBridge {
   unsigned long long id = 0;  ///< unique within one topology (hwloc gp_index)
   bool host = false;          ///< a host bridge (root complex), not a PCI-PCI bridge
+  std::string pci_bus_id;     ///< a PCI-PCI bridge's own function; empty for a host bridge
+  double link_gbytes_per_s = 0;  ///< its upstream link; 0 when unknown (and for a host bridge)
 };
 
 /// One PCI function as hwloc reported it.

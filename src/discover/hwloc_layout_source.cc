@@ -100,8 +100,15 @@ RawPciFunction ReadPci(hwloc_topology_t t, hwloc_obj_t obj) {
   // XML keeps six decimals of hwloc's float; rounding to MB/s makes the live
   // value and its exported twin compare equal.
   p.link_gbytes_per_s = a.linkspeed > 0 ? std::round(a.linkspeed * 1000.0) / 1000.0 : 0;
-  for (hwloc_obj_t b = obj->parent; b && b->type == HWLOC_OBJ_BRIDGE; b = b->parent)
-    p.bridges.insert(p.bridges.begin(), {b->gp_index, b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST});
+  for (hwloc_obj_t b = obj->parent; b && b->type == HWLOC_OBJ_BRIDGE; b = b->parent) {
+    RawBridge bridge{b->gp_index, b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST, "", 0};
+    if (!bridge.host) {
+      const hwloc_obj_attr_u::hwloc_pcidev_attr_s& up = b->attr->bridge.upstream.pci;
+      bridge.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", up.domain, up.bus, up.dev, up.func);
+      bridge.link_gbytes_per_s = up.linkspeed > 0 ? std::round(up.linkspeed * 1000.0) / 1000.0 : 0;
+    }
+    p.bridges.insert(p.bridges.begin(), std::move(bridge));
+  }
   hwloc_obj_t cpu_side = hwloc_get_non_io_ancestor_obj(t, obj);
   p.numa = NumaOf(cpu_side);
   p.package = PackageOf(t, cpu_side);

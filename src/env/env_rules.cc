@@ -92,11 +92,21 @@ RuleOutcome DecideSocketIfname(const RuleInput& input) {
   return {"=" + name, reason, ""};
 }
 
+// NCCL_TOPO_FILE wins over NCCL's own detection (xml.cc: a device the file
+// gives a parent is not looked up in sysfs), so it is set only when asked.
 RuleOutcome DecideTopoFile(const RuleInput& input) {
-  if (input.facts.nccl_topo_file.empty()) return {"", "no --nccl-topo FILE: NCCL reads the PCI tree itself", ""};
+  if (input.facts.nccl_topo_file.empty())
+    return {"",
+            "not set: where NCCL can read the PCI tree (bare metal, containers with the host's /sys) its own detection "
+            "is the better choice and follows hardware changes; write a file with --nccl-topo FILE where the tree "
+            "is hidden or virtual (VMs, some containers) or the layout was gathered on another machine",
+            ""};
   return {input.facts.nccl_topo_file,
-          fmt::format("the NCCL topology written by --nccl-topo from {}'s hwloc layout (for VMs and containers "
-                      "that hide the PCI tree)", input.facts.host),
+          fmt::format("the NCCL topology written by --nccl-topo from {}'s hwloc layout: its PCIe switches as NCCL "
+                      "would find them in sysfs, GPUs numbered by NCCL itself; worth it where NCCL cannot see the PCI "
+                      "tree (VMs, containers) or for a layout gathered elsewhere, while on bare metal NCCL's own "
+                      "detection is as good",
+                      input.facts.host),
           ""};
 }
 

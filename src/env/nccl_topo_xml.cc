@@ -1,12 +1,22 @@
 // NCCL topology XML writer.
 //
 // The tree NCCL builds from the file is CPU (one per NUMA node) -> PCI
-// switches -> endpoint PCI functions -> gpu / nic+net. hwloc's layout, as
-// topolaunch keeps it, has the endpoints with their NUMA node and, for every
-// GPU x NIC pair, whether they sit behind the same PCIe switch. That is
-// enough to rebuild what matters to NCCL's path search: which GPU and NIC
-// share a switch (PIX) versus a CPU (PHB/SYS). Pairs that share a switch are
-// joined (union-find) and each group of two or more gets one virtual switch.
+// switches -> endpoint PCI functions -> gpu / nic+net. On bare metal NCCL
+// makes that tree itself from sysfs (src/graph/xml.cc,
+// ncclTopoGetXmlFromSys): from a device it goes up two levels at a time,
+// "rewind two '/' and follow the upper PCI switch", so a switch becomes one
+// <pci> named after its upstream port, the root port and the downstream
+// ports are passed over, and a device whose grandparent is the root bus
+// sits right under its <cpu>. We apply the same rule to the bridges hwloc
+// reported (HostLayout::pci_bridges), so the file holds the <pci> levels
+// NCCL would have made and its path classes (paths.cc, ncclTopoSetPaths:
+// one switch PIX, several PXB, through the CPU PHB, across CPUs SYS) come
+// out as on the machine itself.
+//
+// A layout without bridges (written before topolaunch kept them) still has
+// the GPU x NIC relations: pairs that share a switch are joined
+// (union-find) and each group gets one virtual switch, busid "ffff:ff:NN.0"
+// as cloud topology files do.
 #include "env/nccl_topo_xml.h"
 
 #include <algorithm>
@@ -25,9 +35,14 @@ struct Device {
   int numa = -1;
   std::optional<PcieLink> link;
   const Gpu* gpu = nullptr;
-  int gpu_dev = -1;
+  std::string pci_parent;                 // the bridge right above it
   std::vector<const ComputePort*> ports;  // a NIC's ports (one <net> each)
+  std::vector<std::string> levels;        // the <pci> switches above it, top first
 };
+
+// NCCL's longest attribute value: xml.cc, xmlGetValue, fails when the
+// value and its closing quote reach MAX_STR_LEN - 1 (255 - 1) characters.
+constexpr size_t kNcclMaxValue = 253;
 
 std::string NcclArch(const std::string& arch) {
   if (arch == "x86_64") return "x86_64";
@@ -44,19 +59,18 @@ std::string LinkAttributes(const std::optional<PcieLink>& link) {
 
 std::vector<Device> CollectDevices(const HostLayout& layout, const std::vector<ComputePort>& ports) {
   std::vector<Device> devices;
-  int dev = 0;
   for (const Gpu& gpu : layout.gpus) {
     if (gpu.vendor != "nvidia" || gpu.pci_bus_id.empty()) continue;
-    devices.push_back({gpu.pci_bus_id, gpu.numa, gpu.link, &gpu, dev++, {}});
+    devices.push_back({gpu.pci_bus_id, gpu.numa, gpu.link, &gpu, gpu.pci_parent, {}, {}});
   }
   std::map<std::string, size_t> nic_at;
   for (const ComputePort& port : ports) {
     std::string key = port.pci_bus_id.empty() ? "virtual:" + port.device : port.pci_bus_id;
     auto [it, fresh] = nic_at.emplace(key, devices.size());
     if (fresh) {
-      Device nic{port.pci_bus_id, -1, std::nullopt, nullptr, -1, {}};
+      Device nic{port.pci_bus_id, -1, std::nullopt, nullptr, "", {}, {}};
       for (const Nic& n : layout.nics)
-        if (n.name == port.device) nic.numa = n.numa, nic.link = n.link;
+        if (n.name == port.device) nic.numa = n.numa, nic.link = n.link, nic.pci_parent = n.pci_parent;
       devices.push_back(nic);
     }
     devices[it->second].ports.push_back(&port);
@@ -64,8 +78,30 @@ std::vector<Device> CollectDevices(const HostLayout& layout, const std::vector<C
   return devices;
 }
 
-// Union-find over devices that share a PCIe switch (GPU x NIC relations).
-std::vector<size_t> SwitchGroups(const HostLayout& layout, const std::vector<Device>& devices) {
+// NCCL's switch levels above a device with `chain` bridges above it (host
+// bridge side first): the grandparent of the device, the grandparent of
+// that, ... while there is one (xml.cc, ncclTopoGetXmlFromSys). Top first.
+std::vector<std::string> NcclLevels(const std::vector<const PciBridge*>& chain) {
+  std::vector<std::string> levels;
+  for (long i = static_cast<long>(chain.size()) - 2; i >= 0; i -= 2) levels.push_back(chain[i]->pci_bus_id);
+  std::reverse(levels.begin(), levels.end());
+  return levels;
+}
+
+void SetSwitchLevels(const HostLayout& layout, std::vector<Device>& devices,
+                     std::map<std::string, std::optional<PcieLink>>& links) {
+  for (Device& d : devices) {
+    std::vector<const PciBridge*> chain = PciBridgeChain(layout, d.pci_parent);
+    d.levels = NcclLevels(chain);
+    for (const PciBridge* b : chain)
+      if (std::find(d.levels.begin(), d.levels.end(), b->pci_bus_id) != d.levels.end()) links[b->pci_bus_id] = b->link;
+  }
+}
+
+// Union-find over devices that share a PCIe switch (GPU x NIC relations);
+// each group of two or more gets one virtual switch.
+void SetVirtualSwitches(const HostLayout& layout, std::vector<Device>& devices,
+                        std::map<std::string, std::optional<PcieLink>>& links) {
   std::vector<size_t> parent(devices.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](size_t i) { while (parent[i] != i) i = parent[i] = parent[parent[i]]; return i; };
@@ -82,8 +118,49 @@ std::vector<size_t> SwitchGroups(const HostLayout& layout, const std::vector<Dev
     });
     if (gpu && nic) parent[find(*gpu)] = find(*nic);
   }
-  for (size_t i = 0; i < devices.size(); ++i) parent[i] = find(i);
-  return parent;
+  int next_switch = 1;
+  for (size_t root = 0; root < devices.size(); ++root) {
+    if (find(root) != root) continue;
+    std::vector<size_t> members;
+    for (size_t i = 0; i < devices.size(); ++i) if (find(i) == root) members.push_back(i);
+    if (members.size() < 2) continue;
+    std::string id = fmt::format("ffff:ff:{:02x}.0", next_switch++);
+    std::optional<PcieLink> uplink;
+    for (size_t i : members) {
+      devices[i].levels = {id};
+      if (devices[i].link && (!uplink || devices[i].link->gbytes_per_s > uplink->gbytes_per_s)) uplink = devices[i].link;
+    }
+    links[id] = uplink ? uplink : PcieLink{31.5};  // no sysfs behind a made-up busid: say something
+  }
+}
+
+std::string DeviceXml(const Device& device, FabricKind fabric, const std::string& indent);
+
+// The devices whose levels agree above `depth`, as the <pci> switches at
+// `depth` and below, then the devices right here. Switches and devices in
+// bus-id order (NCCL keeps its own that way).
+std::string TreeXml(const std::vector<const Device*>& devices, size_t depth,
+                    const std::map<std::string, std::optional<PcieLink>>& links, FabricKind fabric,
+                    const std::string& indent) {
+  std::map<std::string, std::vector<const Device*>> below;
+  std::vector<const Device*> here;
+  for (const Device* d : devices) {
+    if (d->levels.size() > depth)
+      below[d->levels[depth]].push_back(d);
+    else
+      here.push_back(d);
+  }
+  std::sort(here.begin(), here.end(), [](const Device* a, const Device* b) { return a->bus_id < b->bus_id; });
+  std::string out;
+  for (const auto& [id, members] : below) {
+    auto link = links.find(id);
+    out += fmt::format("{}<pci busid=\"{}\" class=\"0x060400\"{}>\n", indent, id,
+                       LinkAttributes(link == links.end() ? std::nullopt : link->second));
+    out += TreeXml(members, depth + 1, links, fabric, indent + "  ");
+    out += indent + "</pci>\n";
+  }
+  for (const Device* d : here) out += DeviceXml(*d, fabric, indent);
+  return out;
 }
 
 std::string DeviceXml(const Device& device, FabricKind fabric, const std::string& indent) {
@@ -94,7 +171,9 @@ std::string DeviceXml(const Device& device, FabricKind fabric, const std::string
     std::string klass = device.gpu ? "0x030200" : fabric == FabricKind::kInfiniband ? "0x020700" : "0x020000";
     std::string vendor = device.gpu ? " vendor=\"0x10de\"" : "";
     out += fmt::format("{}<pci busid=\"{}\" class=\"{}\"{}{}>\n", indent, device.bus_id, klass, vendor, LinkAttributes(device.link));
-    if (device.gpu) return out + fmt::format("{}  <gpu dev=\"{}\"/>\n{}</pci>\n", indent, device.gpu_dev, indent);
+    // No dev: NCCL fills it from NVML (xml.cc, ncclTopoGetXmlFromGpu), and
+    // in a container that sees some GPUs NVML numbers them from 0.
+    if (device.gpu) return out + fmt::format("{}  <gpu/>\n{}</pci>\n", indent, indent);
     out += indent + "  <nic>\n";
   }
   std::string inner = indent + (device.bus_id.empty() ? "  " : "    ");
@@ -146,34 +225,40 @@ std::pair<std::string, int> PcieLinkAttributes(double gbytes_per_s) {
 
 Result<std::string> FormatNcclTopoXml(const HostLayout& layout, const std::vector<ComputePort>& ports, FabricKind fabric) {
   for (const ComputePort& port : ports)
-    if (port.device.find_first_of("\"<>&") != std::string::npos)
+    if (port.device.find_first_of("\"<>&") != std::string::npos || port.device.size() > kNcclMaxValue)
       return Error(ErrorCode::kBadInput, port.device, "this device name cannot be written into NCCL's topology XML");
   std::vector<Device> devices = CollectDevices(layout, ports);
-  std::vector<size_t> group = SwitchGroups(layout, devices);
+  std::map<std::string, std::optional<PcieLink>> switch_links;
+  if (!layout.pci_bridges.empty())
+    SetSwitchLevels(layout, devices, switch_links);
+  else
+    SetVirtualSwitches(layout, devices, switch_links);
   std::vector<NumaNode> numas = layout.numa_nodes;
   if (numas.empty()) numas.push_back({0, -1, {}, 0});
+  // A top switch goes under the CPU of the first device below it that
+  // knows its NUMA node; a device alone under its own.
+  std::map<std::string, int> top_numa;
+  for (const Device& d : devices)
+    if (!d.levels.empty() && d.numa >= 0) top_numa.emplace(d.levels.front(), d.numa);
+  std::vector<std::vector<const Device*>> by_cpu(numas.size());
+  for (const Device& d : devices) {
+    int numa = d.numa;
+    if (!d.levels.empty()) {
+      auto it = top_numa.find(d.levels.front());
+      numa = it == top_numa.end() ? -1 : it->second;
+    }
+    by_cpu[CpuSlot(numas, numa)].push_back(&d);
+  }
   std::string arch = NcclArch(layout.architecture);
   std::string out = "<system version=\"1\">\n";
-  int next_switch = 1;
   for (size_t n = 0; n < numas.size(); ++n) {
     const NumaNode& numa = numas[n];
     std::string mask = numa.cpus.empty() ? "" : FormatCpuMask(numa.cpus);
     out += fmt::format("  <cpu numaid=\"{}\"", numa.os_index);
-    if (!mask.empty() && mask.size() < 255) out += fmt::format(" affinity=\"{}\"", mask);  // NCCL's value limit
+    if (!mask.empty() && mask.size() <= kNcclMaxValue) out += fmt::format(" affinity=\"{}\"", mask);
     if (!arch.empty()) out += fmt::format(" arch=\"{}\"", arch);
     out += ">\n";
-    for (size_t root = 0; root < devices.size(); ++root) {
-      if (group[root] != root || CpuSlot(numas, devices[root].numa) != n) continue;
-      std::vector<size_t> members;
-      for (size_t i = 0; i < devices.size(); ++i) if (group[i] == root) members.push_back(i);
-      if (members.size() == 1) { out += DeviceXml(devices[root], fabric, "    "); continue; }
-      std::optional<PcieLink> uplink;
-      for (size_t i : members) if (devices[i].link && (!uplink || devices[i].link->gbytes_per_s > uplink->gbytes_per_s)) uplink = devices[i].link;
-      if (!uplink) uplink = PcieLink{31.5};
-      out += fmt::format("    <pci busid=\"ffff:ff:{:02x}.0\" class=\"0x060400\"{}>\n", next_switch++, LinkAttributes(uplink));
-      for (size_t i : members) out += DeviceXml(devices[i], fabric, "      ");
-      out += "    </pci>\n";
-    }
+    out += TreeXml(by_cpu[n], 0, switch_links, fabric, "    ");
     out += "  </cpu>\n";
   }
   return out + "</system>\n";

@@ -535,6 +535,7 @@ TEST_F(RunNetns, OnTcpEveryNodeStripesOverTheSubnetsAllNodesHave) {
   auto ifnames = [&](int port) {
     ProcessResult dry = RunProcess(RunSpec(1, port, {"--dry-run", "--profile", "tcp"}, script));
     EXPECT_EQ(dry.exit_code, 0) << dry.Describe();
+    EXPECT_EQ(dry.out.find("NCCL_TOPO_FILE"), std::string::npos) << "run leaves the PCI tree to NCCL";
     std::vector<std::string> values;
     for (size_t at = dry.out.find("export NCCL_SOCKET_IFNAME="); at != std::string::npos;
          at = dry.out.find("export NCCL_SOCKET_IFNAME=", at + 1))

@@ -104,7 +104,9 @@ HostLayout Sample() {
   b.numa = 1;
   b.link.reset();
   b.nvlink_peers = {"0000:07:00.0"};
+  a.pci_parent = "0000:06:00.0";
   l.gpus = {a, b};
+  l.pci_bridges = {{"0000:05:00.0", "", PcieLink{31.5}}, {"0000:06:00.0", "0000:05:00.0", std::nullopt}};
   Nic ib;
   ib.name = "mlx5_0";
   ib.kind = "openfabrics";
@@ -134,6 +136,45 @@ TEST(LayoutJson, RoundTripsEveryField) {
   back = LayoutFromJson(LayoutToJson(l), "$.layout");
   ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(*back, l);
+}
+
+// A layout written before pci_bridges existed reads as one whose PCI tree
+// is unknown; a broken tree is refused with the field that breaks it, and a
+// loop cannot hang the reader or PciBridgeChain.
+TEST(LayoutJson, PciBridgesAreOptionalAndChecked) {
+  HostLayout l = Sample();
+  json old = LayoutToJson(l);
+  old.erase("pci_bridges");
+  for (json& gpu : old["gpus"]) gpu.erase("pci_parent");
+  for (json& nic : old["nics"]) nic.erase("pci_parent");
+  Result<HostLayout> back = LayoutFromJson(old, "$.layout");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_TRUE(back->pci_bridges.empty());
+  EXPECT_EQ(back->gpus[0].pci_parent, "");
+
+  std::vector<const PciBridge*> chain = PciBridgeChain(l, "0000:06:00.0");
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0]->pci_bus_id, "0000:05:00.0");
+  EXPECT_EQ(chain[1]->pci_bus_id, "0000:06:00.0");
+  EXPECT_TRUE(PciBridgeChain(l, "").empty());
+
+  json broken = LayoutToJson(l);
+  broken["gpus"][1]["pci_parent"] = "0000:99:00.0";
+  broken["pci_bridges"][0]["parent"] = "0000:06:00.0";  // 05 <- 06 <- 05: a loop
+  broken["pci_bridges"].push_back({{"pci_bus_id", "0000:06:00.0"}, {"parent", nullptr}, {"link_gbytes_per_s", nullptr}});
+  broken["nics"][0]["pci_parent"] = "06:00.0";
+  Result<HostLayout> r = LayoutFromJson(broken, "$.layout");
+  ASSERT_FALSE(r.ok());
+  std::string message = r.error().Message();
+  for (const char* where : {"$.layout.gpus[1].pci_parent", "$.layout.pci_bridges[0].parent", "$.layout.pci_bridges[2].pci_bus_id",
+                            "$.layout.nics[0].pci_parent"})
+    EXPECT_NE(message.find(where), std::string::npos) << where << " in:\n" << message;
+  EXPECT_NE(message.find("is its own ancestor"), std::string::npos) << message;
+  EXPECT_NE(message.find("is listed twice"), std::string::npos) << message;
+
+  HostLayout loop;
+  loop.pci_bridges = {{"0000:05:00.0", "0000:06:00.0", std::nullopt}, {"0000:06:00.0", "0000:05:00.0", std::nullopt}};
+  EXPECT_EQ(PciBridgeChain(loop, "0000:05:00.0").size(), 2u) << "cut, not endless";
 }
 
 TEST(LayoutJson, WritesCpuListsGuidsAndNulls) {

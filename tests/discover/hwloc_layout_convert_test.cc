@@ -101,6 +101,32 @@ TEST(ConvertRawTopology, PathsFromClosestToFarthest) {
   EXPECT_EQ(relation("0000:07:00.0", "mlx5_10"), "unknown");
 }
 
+// The bridges above GPUs and NICs are kept with their parents: a host
+// bridge, a root port, a switch (upstream 01:00.0, downstream 02:00.0 and
+// 02:04.0) with a GPU and a NIC, and a GPU on a root port of its own.
+TEST(ConvertRawTopology, KeepsTheBridgesAboveGpusAndNics) {
+  RawHostTopology raw;
+  raw.packages = 1;
+  RawBridge host{1, true, "", 0}, root{2, false, "0000:00:01.0", 31.5}, up{3, false, "0000:01:00.0", 31.5},
+      left{4, false, "0000:02:00.0", 15.75}, right{5, false, "0000:02:04.0", 15.75}, alone{6, false, "0000:00:02.0", 0};
+  raw.pci = {Pci(0x03, 0x0302, 0x10de, 0x20b0, 15.75, {host, root, up, left}, 0),
+             Pci(0x04, 0x0207, 0x15b3, 0x101b, 15.75, {host, root, up, right}, 0),
+             Pci(0x81, 0x0302, 0x10de, 0x20b0, 31.5, {host, alone}, 0)};
+  raw.os_devices = {Os("cuda0", RawOsDeviceType::kCoProc, 0, "CUDA"), Os("mlx5_0", RawOsDeviceType::kOpenFabrics, 1),
+                    Os("cuda1", RawOsDeviceType::kCoProc, 2, "CUDA")};
+  HostLayout l = ConvertRawTopology(raw, "test");
+  ASSERT_EQ(l.gpus.size(), 2u);
+  EXPECT_EQ(l.gpus[0].pci_parent, "0000:02:00.0");
+  EXPECT_EQ(l.gpus[1].pci_parent, "0000:00:02.0");
+  ASSERT_EQ(l.nics.size(), 1u);
+  EXPECT_EQ(l.nics[0].pci_parent, "0000:02:04.0");
+  std::vector<std::string> bridges;
+  for (const PciBridge& b : l.pci_bridges)
+    bridges.push_back(b.pci_bus_id + "<" + b.parent + (b.link ? "@" + std::to_string(b.link->gbytes_per_s).substr(0, 5) : ""));
+  EXPECT_EQ(bridges, (std::vector<std::string>{"0000:00:01.0<@31.50", "0000:00:02.0<", "0000:01:00.0<0000:00:01.0@31.50",
+                                               "0000:02:00.0<0000:01:00.0@15.75", "0000:02:04.0<0000:01:00.0@15.75"}));
+}
+
 TEST(ConvertRawTopology, NodeGuidForms) {
   RawHostTopology raw = Sample();
   raw.os_devices[2].node_guid = "0800:3800:01c0:91ec";

@@ -50,7 +50,10 @@ TEST(EnvRules, SingleRailFatTree) {
   EnvOutcome env = ComputeWithBuiltin(FactsFor(topology, "node02"), FabricKind::kInfiniband);
   EXPECT_EQ(Values(env), With({{"NCCL_IB_HCA", "=mlx5_0:1"}, {"NCCL_SOCKET_IFNAME", "=ens1f0"}}));
   EXPECT_NE(ReasonOf(env, "NCCL_CROSS_NIC").find("nothing to cross"), std::string::npos);
-  EXPECT_NE(ReasonOf(env, "NCCL_TOPO_FILE").find("no --nccl-topo"), std::string::npos);
+  // Not set unless asked, and --explain says when asking is worth it.
+  EXPECT_EQ(Values(env).count("NCCL_TOPO_FILE"), 0u);
+  EXPECT_NE(ReasonOf(env, "NCCL_TOPO_FILE").find("bare metal"), std::string::npos);
+  EXPECT_NE(ReasonOf(env, "NCCL_TOPO_FILE").find("--nccl-topo FILE where the tree is hidden or virtual"), std::string::npos);
   EXPECT_TRUE(env.warnings.empty());
 }
 

@@ -1,0 +1,170 @@
+// The path class NCCL gives a pair of devices, from a tree of CPUs, PCIe
+// switches and devices, following NVIDIA/nccl src/graph/paths.cc
+// (ncclTopoSetPaths): a path's class is the worst of its links, where a
+// device-switch link is PIX, a switch-switch link PXB ("differentiate
+// between one and multiple PCI switches"), a PCI link that touches a CPU PHB
+// ("a path going through the CPU"), and CPU-CPU SYS. Two trees can be built:
+// from a topology file as NCCL reads it (<cpu>/<pci>), and from sysfs-style
+// device paths walked as NCCL walks sysfs (src/graph/xml.cc,
+// ncclTopoGetXmlFromSys: "rewind two '/' and follow the upper PCI switch, or
+// stop if we reach a CPU root complex").
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "env/nccl_xml_reader.h"
+
+namespace topolaunch::testing {
+
+enum class NcclPath { kLoc, kPix, kPxb, kPhb, kSys };
+
+inline const char* NcclPathName(NcclPath p) {
+  static const char* kNames[] = {"LOC", "PIX", "PXB", "PHB", "SYS"};
+  return kNames[static_cast<int>(p)];
+}
+
+class NcclTree {
+ public:
+  enum class Kind { kCpu, kSwitch, kDevice };
+
+  /// A node by key ("cpu:0", or a bus id), made on first use.
+  int Node(const std::string& key, Kind kind) {
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    nodes_.push_back({kind, -1, key});
+    return index_[key] = static_cast<int>(nodes_.size()) - 1;
+  }
+  void SetParent(int child, int parent) { nodes_[child].parent = parent; }
+  std::optional<int> Find(const std::string& key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? std::nullopt : std::optional<int>(it->second);
+  }
+  /// The parent of a device or switch, by key ("" for none): for messages.
+  std::string ParentKey(const std::string& key) const {
+    std::optional<int> n = Find(key);
+    if (!n || nodes_[*n].parent < 0) return "";
+    return nodes_[nodes_[*n].parent].key;
+  }
+
+  /// The class of the path between two nodes of the tree.
+  NcclPath Path(int a, int b) const {
+    if (a == b) return NcclPath::kLoc;
+    std::vector<int> up_a = Ancestry(a), up_b = Ancestry(b);
+    if (up_a.back() != up_b.back()) return NcclPath::kSys;  // different CPUs
+    // Drop the common part above the lowest common ancestor.
+    while (up_a.size() > 1 && up_b.size() > 1 && up_a[up_a.size() - 2] == up_b[up_b.size() - 2]) {
+      up_a.pop_back();
+      up_b.pop_back();
+    }
+    NcclPath worst = NcclPath::kLoc;
+    auto walk = [&](const std::vector<int>& up) {
+      for (size_t i = 0; i + 1 < up.size(); ++i) worst = std::max(worst, Link(up[i], up[i + 1]));
+    };
+    walk(up_a);
+    walk(up_b);
+    return worst;
+  }
+
+ private:
+  struct Entry {
+    Kind kind;
+    int parent;
+    std::string key;
+  };
+  std::vector<int> Ancestry(int n) const {
+    std::vector<int> up;
+    for (int i = n; i >= 0 && up.size() <= nodes_.size(); i = nodes_[i].parent) up.push_back(i);
+    return up;
+  }
+  NcclPath Link(int x, int y) const {
+    if (nodes_[x].kind == Kind::kCpu || nodes_[y].kind == Kind::kCpu) return NcclPath::kPhb;
+    if (nodes_[x].kind == Kind::kSwitch && nodes_[y].kind == Kind::kSwitch) return NcclPath::kPxb;
+    return NcclPath::kPix;
+  }
+  std::vector<Entry> nodes_;
+  std::map<std::string, int> index_;
+};
+
+/// The tree NCCL builds from a topology file: <cpu numaid> roots, <pci>
+/// holding <gpu> or <nic> as devices, other <pci> as switches.
+inline NcclTree TreeFromTopologyXml(const XmlElement& system) {
+  NcclTree tree;
+  struct Walk {
+    NcclTree& tree;
+    void Pci(const XmlElement& pci, int parent) {
+      bool device = false;
+      for (const XmlElement& child : pci.children) device = device || child.name == "gpu" || child.name == "nic";
+      int node = tree.Node(pci.Attribute("busid").value_or("?"), device ? NcclTree::Kind::kDevice : NcclTree::Kind::kSwitch);
+      tree.SetParent(node, parent);
+      if (device) return;
+      for (const XmlElement& child : pci.children)
+        if (child.name == "pci") Pci(child, node);
+    }
+  } walk{tree};
+  for (const XmlElement& cpu : system.children) {
+    if (cpu.name != "cpu") continue;
+    int node = tree.Node("cpu:" + cpu.Attribute("numaid").value_or("?"), NcclTree::Kind::kCpu);
+    for (const XmlElement& child : cpu.children)
+      if (child.name == "pci") walk.Pci(child, node);
+  }
+  return tree;
+}
+
+/// NCCL's checkBDFFormat: "BBBB:BB:DD.F", hex digits.
+inline bool IsBdf(const std::string& s) {
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11})
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+/// The tree NCCL builds from sysfs: `devices` maps a bus id to its sysfs
+/// path ("/sys/devices/pci0000:00/0000:00:03.0/.../0000:05:00.0") and the
+/// NUMA node sysfs reports for it. Each node's parent is found with NCCL's
+/// walk; the CPU gets the NUMA node of the node whose walk reached it.
+inline NcclTree TreeFromSysfsPaths(const std::map<std::string, std::pair<std::string, int>>& devices,
+                                   const std::map<std::string, int>& numa_of_path) {
+  NcclTree tree;
+  for (const auto& [bus_id, where] : devices) {
+    int node = tree.Node(bus_id, NcclTree::Kind::kDevice);
+    std::string current = where.first;
+    for (;;) {
+      auto numa = numa_of_path.find(current);
+      int numa_id = numa == numa_of_path.end() ? where.second : numa->second;
+      std::optional<int> parent;
+      std::string parent_path = current;
+      bool cpu = false;
+      for (int slashes = 0;;) {
+        size_t slash = parent_path.rfind('/');
+        if (slash == std::string::npos || slash == 0) break;
+        ++slashes;
+        parent_path.resize(slash);
+        std::string component = parent_path.substr(parent_path.rfind('/') + 1);
+        if (!IsBdf(component)) {  // a CPU root complex
+          parent = tree.Node("cpu:" + std::to_string(numa_id), NcclTree::Kind::kCpu);
+          cpu = true;
+          break;
+        }
+        if (slashes == 2) {  // the upper PCI switch
+          parent = tree.Node(component, NcclTree::Kind::kSwitch);
+          break;
+        }
+      }
+      if (!parent) break;
+      bool known = !cpu && !tree.ParentKey(parent_path.substr(parent_path.rfind('/') + 1)).empty();
+      tree.SetParent(node, *parent);
+      if (cpu || known) break;
+      node = *parent;
+      current = parent_path;
+    }
+  }
+  return tree;
+}
+
+}  // namespace topolaunch::testing
