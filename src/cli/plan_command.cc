@@ -13,6 +13,7 @@
 #include "rankmap/bindings.h"
 #include "rankmap/plan_builder.h"
 #include "rankmap/plan_json.h"
+#include "rankmap/plan_launcher_formats.h"
 #include "rankmap/plan_table.h"
 #include "topolaunch/topology_json.h"
 
@@ -31,8 +32,17 @@ struct PlanFlags {
   bool allow_unknown = false;
   std::optional<std::string> cuda_visible_devices;
   bool json = false;
+  std::string format = "text";
   std::string output;
 };
+
+// The plan as --format asks.
+std::string FormatPlan(const Plan& plan, const Topology* topology, const std::string& format) {
+  if (format == "json") return FormatPlanJson(plan);
+  if (format == "hostfile") return FormatPlanHostfile(plan);
+  if (format == "slurm-hostfile") return FormatPlanSlurmHostfile(plan);
+  return FormatPlanText(plan, topology);
+}
 
 Result<PlanRequest> BuildRequest(const PlanFlags& flags, const Topology* topology) {
   PlanRequest request;
@@ -80,11 +90,12 @@ int RunPlan(const PlanFlags& flags) {
   if (!request.ok()) return ReportError(request.error());
   Result<Plan> plan = ComputePlan(t, *request);
   if (!plan.ok()) return ReportError(plan.error());
-  if (flags.json || !flags.output.empty()) {
+  std::string format = flags.json ? "json" : flags.format;
+  if (format != "text" || !flags.output.empty()) {
     for (const SkippedHost& s : plan->skipped) Note(fmt::format("skipped {}: {}", s.host, s.reason));
     for (const std::string& note : plan->notes) Note(note);
   }
-  return WriteOutput(flags.output, flags.json ? FormatPlanJson(*plan) : FormatPlanText(*plan, t));
+  return WriteOutput(flags.output, FormatPlan(*plan, t, format));
 }
 
 }  // namespace
@@ -101,6 +112,9 @@ Examples:
   topolaunch plan --topology topology.json --hosts 'node[01-32]'
   topolaunch plan --topology topology.json --nnodes 16 --exclude node07 --audit audit.json
   topolaunch plan --topology topology.json --hostfile hosts.txt --json -o plan.json
+  topolaunch plan --topology topology.json --nproc-per-node 8 --format hostfile -o hosts   # deepspeed --hostfile hosts
+  topolaunch plan --topology topology.json --nproc-per-node 8 --format slurm-hostfile -o ranks
+  SLURM_HOSTFILE=ranks srun --distribution=arbitrary -n 128 python train.py  # 128 = lines of ranks
   srun ... topolaunch plan --topology topology.json --nproc-per-node 8   # uses SLURM_JOB_NODELIST)");
   cmd->add_option("--topology", flags->topology, "topology.json from 'topolaunch discover' (without it: given order, no binding)");
   auto* hosts = cmd->add_option("--hosts", flags->hosts, "host list, Slurm syntax ('node[01-16]')");
@@ -112,7 +126,11 @@ Examples:
   cmd->add_option("--audit", flags->audit, "audit report (topolaunch audit --json): hosts with error/critical findings are skipped");
   cmd->add_flag("--allow-unknown", flags->allow_unknown, "place hosts the fabric does not know last instead of failing");
   cmd->add_option("--cuda-visible-devices", flags->cuda_visible_devices, "GPU indexes (PCI bus order) the ranks may use, e.g. 0,1,2,3");
-  cmd->add_flag("--json", flags->json, "print the plan as JSON (schema topolaunch.plan/1)");
+  cmd->add_flag("--json", flags->json, "print the plan as JSON (schema topolaunch.plan/1); same as --format json");
+  cmd->add_option("--format", flags->format,
+                  "text, json, hostfile ('HOST slots=N' for deepspeed/mpirun --hostfile) or slurm-hostfile "
+                  "(a line per rank for SLURM_HOSTFILE + srun --distribution=arbitrary)")
+      ->check(CLI::IsMember({"text", "json", "hostfile", "slurm-hostfile"}));
   cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
   cmd->callback([flags, &exit_status] { exit_status = RunPlan(*flags); });
 }

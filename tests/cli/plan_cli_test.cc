@@ -80,6 +80,36 @@ TEST_F(PlanCli, JsonPlanForAllHostsMeetsTheBound) {
   EXPECT_GT(plan->metrics.hostname_order_ring_leaf_crossings, 4);
 }
 
+// --format hostfile and slurm-hostfile hold the JSON plan's order; the
+// hostfile reads back through --hostfile (the same `HOST slots=N` form
+// DeepSpeed and Open MPI read) to the same plan.
+TEST_F(PlanCli, LauncherFormatsKeepThePlanOrder) {
+  ProcessResult json = Plan({"--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::vector<std::string> order = Hosts(json);
+  ASSERT_EQ(order.size(), 16u);
+  ProcessResult hostfile = Plan({"--format", "hostfile"});
+  ASSERT_EQ(hostfile.exit_code, 0) << hostfile.err;
+  std::string expected;
+  for (const std::string& host : order) expected += host + " slots=2\n";
+  EXPECT_EQ(hostfile.out, expected);
+  ProcessResult ranks = Plan({"--format", "slurm-hostfile"});
+  ASSERT_EQ(ranks.exit_code, 0) << ranks.err;
+  expected.clear();
+  for (const std::string& host : order) expected += host + "\n" + host + "\n";
+  EXPECT_EQ(ranks.out, expected);
+
+  WriteFile(dir_.File("hosts"), hostfile.out);
+  ProcessResult again = RunTopolaunch({"plan", "--hostfile", dir_.File("hosts"), "--json"}, kNoSlurm);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(Hosts(again), order) << "without a topology the file's order is kept";
+  EXPECT_NE(again.out.find("\"nproc_per_node\": 2"), std::string::npos);
+
+  ProcessResult bad = Plan({"--format", "rankfile"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.Describe();
+  EXPECT_NE(bad.err.find("--format"), std::string::npos) << bad.err;
+}
+
 TEST_F(PlanCli, HostsFlagWinsOverSlurmNodelist) {
   Env slurm{{"SLURM_JOB_NODELIST", "node[01-03]"}};
   EXPECT_EQ(NaturalSorted(Hosts(Plan({"--json"}, slurm))), (std::vector<std::string>{"node01", "node02", "node03"}));
