@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -32,13 +33,15 @@ std::optional<PcieRelation> ParsePcieRelation(std::string_view name) {
 
 std::vector<const PciBridge*> PciBridgeChain(const HostLayout& layout, std::string_view bridge) {
   std::vector<const PciBridge*> chain;
+  if (bridge.empty()) return chain;
+  std::unordered_map<std::string_view, const PciBridge*> by_id;
+  for (const PciBridge& b : layout.pci_bridges) by_id.emplace(b.pci_bus_id, &b);
   // At most one step per listed bridge: a loop cannot go on.
   while (!bridge.empty() && chain.size() < layout.pci_bridges.size()) {
-    auto it = std::find_if(layout.pci_bridges.begin(), layout.pci_bridges.end(),
-                           [&](const PciBridge& b) { return b.pci_bus_id == bridge; });
-    if (it == layout.pci_bridges.end()) break;
-    chain.push_back(&*it);
-    bridge = it->parent;
+    auto it = by_id.find(bridge);
+    if (it == by_id.end()) break;
+    chain.push_back(it->second);
+    bridge = it->second->parent;
   }
   std::reverse(chain.begin(), chain.end());
   return chain;

@@ -1,6 +1,7 @@
 // CPU lists and the layout's JSON form: round trips and every reading problem.
 #include "topolaunch/layout.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/layout_json.h"
@@ -175,6 +176,19 @@ TEST(LayoutJson, PciBridgesAreOptionalAndChecked) {
   HostLayout loop;
   loop.pci_bridges = {{"0000:05:00.0", "0000:06:00.0", std::nullopt}, {"0000:06:00.0", "0000:05:00.0", std::nullopt}};
   EXPECT_EQ(PciBridgeChain(loop, "0000:05:00.0").size(), 2u) << "cut, not endless";
+
+  // A hostile layout with a chain of 5,000 bridges is refused (and read in
+  // linear time, not once per bridge).
+  json deep = LayoutToJson(Sample());
+  deep["pci_bridges"] = json::array();
+  for (int i = 0; i < 5000; ++i)
+    deep["pci_bridges"].push_back({{"pci_bus_id", fmt::format("{:04x}:00:00.0", i)},
+                                   {"parent", i ? json(fmt::format("{:04x}:00:00.0", i - 1)) : json(nullptr)},
+                                   {"link_gbytes_per_s", nullptr}});
+  deep["gpus"][0]["pci_parent"] = nullptr;
+  Result<HostLayout> refused = LayoutFromJson(deep, "$.layout");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().Message().find("$.layout.pci_bridges: 5000 bridges"), std::string::npos) << refused.error().Message();
 }
 
 TEST(LayoutJson, WritesCpuListsGuidsAndNulls) {
