@@ -63,6 +63,9 @@ struct PciBridge {
   std::string pci_bus_id;         ///< its own function, "0000:03:00.0"
   std::string parent;             ///< the bridge above it; empty when it sits on a host bridge
   std::optional<PcieLink> link;   ///< its upstream link
+  /// Its PCI ids, 0 when unknown: NCCL tells Broadcom PEX switches, which
+  /// show two levels but switch as one, by them (topo.cc, getBcmGen).
+  unsigned vendor_id = 0, device_id = 0, subvendor_id = 0, subdevice_id = 0;
   bool operator==(const PciBridge&) const = default;
 };
 

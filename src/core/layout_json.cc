@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <limits>
 #include <unordered_map>
 
@@ -19,6 +20,12 @@ namespace {
 
 json LinkJson(const std::optional<PcieLink>& link) { return link ? json(link->gbytes_per_s) : json(nullptr); }
 json BridgeIdJson(const std::string& id) { return id.empty() ? json(nullptr) : json(id); }
+// "1000:c010 1000:a000" (vendor:device subsystem vendor:device, as lspci -nv
+// shows them), or null when hwloc did not say.
+json PciIdsJson(const PciBridge& b) {
+  if (!b.vendor_id && !b.device_id) return nullptr;
+  return fmt::format("{:04x}:{:04x} {:04x}:{:04x}", b.vendor_id, b.device_id, b.subvendor_id, b.subdevice_id);
+}
 
 json GpuJson(const Gpu& g) {
   return {{"pci_bus_id", g.pci_bus_id},    {"vendor", g.vendor}, {"model", g.model},
@@ -98,6 +105,17 @@ class LayoutReader {
     b.pci_bus_id = BusId(j, p, false);
     b.parent = BridgeId(j, p, "parent");
     b.link = Link(j, p);
+    const json* ids = c_.Member(j, p, "pci_ids", false);
+    if (ids && !ids->is_null()) {
+      std::string text = c_.String(j, p, "pci_ids").value_or("");
+      unsigned v[4];
+      char end;
+      if (text.size() != 19 || std::sscanf(text.c_str(), "%4x:%4x %4x:%4x%c", &v[0], &v[1], &v[2], &v[3], &end) != 4)
+        c_.Report(JsonPath(p, "pci_ids"), fmt::format("expected \"vendor:device subvendor:subdevice\" in hex like "
+                                                      "\"1000:c010 1000:a000\", or null; found \"{}\"", text));
+      else
+        b.vendor_id = v[0], b.device_id = v[1], b.subvendor_id = v[2], b.subdevice_id = v[3];
+    }
     return b;
   }
 
@@ -267,7 +285,10 @@ json LayoutToJson(const HostLayout& layout) {
   for (const GpuNicPath& p : layout.gpu_nic_paths)
     paths.push_back({{"gpu", p.gpu}, {"nic", p.nic}, {"relation", PcieRelationName(p.relation)}});
   for (const PciBridge& b : layout.pci_bridges)
-    bridges.push_back({{"pci_bus_id", b.pci_bus_id}, {"parent", BridgeIdJson(b.parent)}, {"link_gbytes_per_s", LinkJson(b.link)}});
+    bridges.push_back({{"pci_bus_id", b.pci_bus_id},
+                       {"parent", BridgeIdJson(b.parent)},
+                       {"link_gbytes_per_s", LinkJson(b.link)},
+                       {"pci_ids", PciIdsJson(b)}});
   json j = {{"hostname", layout.hostname},
             {"source", layout.source},
             {"architecture", layout.architecture},

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <set>
 
 #include "topolaunch/topology.h"
 
@@ -170,6 +171,7 @@ std::vector<Nic> FindNics(const RawHostTopology& raw) {
 // each with the bridge above it.
 std::vector<PciBridge> BridgesAbove(const std::vector<const RawPciFunction*>& kept) {
   std::vector<PciBridge> bridges;
+  std::set<std::string> known;  // a bridge's parent is always listed before it: no loop can form
   for (const RawPciFunction* p : kept) {
     std::string parent;
     for (const RawBridge& b : p->bridges) {
@@ -177,10 +179,10 @@ std::vector<PciBridge> BridgesAbove(const std::vector<const RawPciFunction*>& ke
         parent.clear();
         continue;
       }
-      bool known = std::any_of(bridges.begin(), bridges.end(), [&](const PciBridge& x) { return x.pci_bus_id == b.pci_bus_id; });
-      if (!known && !b.pci_bus_id.empty())
+      if (!b.pci_bus_id.empty() && known.insert(b.pci_bus_id).second)
         bridges.push_back({b.pci_bus_id, parent,
-                           b.link_gbytes_per_s > 0 ? std::optional<PcieLink>(PcieLink{b.link_gbytes_per_s}) : std::nullopt});
+                           b.link_gbytes_per_s > 0 ? std::optional<PcieLink>(PcieLink{b.link_gbytes_per_s}) : std::nullopt,
+                           b.vendor_id, b.device_id, b.subvendor_id, b.subdevice_id});
       parent = b.pci_bus_id;
     }
   }

@@ -21,6 +21,7 @@ struct RawBridge {
   bool host = false;          ///< a host bridge (root complex), not a PCI-PCI bridge
   std::string pci_bus_id;     ///< a PCI-PCI bridge's own function; empty for a host bridge
   double link_gbytes_per_s = 0;  ///< its upstream link; 0 when unknown (and for a host bridge)
+  unsigned vendor_id = 0, device_id = 0, subvendor_id = 0, subdevice_id = 0;  ///< 0 when unknown
 };
 
 /// One PCI function as hwloc reported it.

@@ -106,6 +106,8 @@ RawPciFunction ReadPci(hwloc_topology_t t, hwloc_obj_t obj) {
       const hwloc_obj_attr_u::hwloc_pcidev_attr_s& up = b->attr->bridge.upstream.pci;
       bridge.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", up.domain, up.bus, up.dev, up.func);
       bridge.link_gbytes_per_s = up.linkspeed > 0 ? std::round(up.linkspeed * 1000.0) / 1000.0 : 0;
+      bridge.vendor_id = up.vendor_id, bridge.device_id = up.device_id;
+      bridge.subvendor_id = up.subvendor_id, bridge.subdevice_id = up.subdevice_id;
     }
     p.bridges.insert(p.bridges.begin(), std::move(bridge));
   }

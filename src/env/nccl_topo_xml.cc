@@ -44,6 +44,13 @@ struct Device {
 // value and its closing quote reach MAX_STR_LEN - 1 (255 - 1) characters.
 constexpr size_t kNcclMaxValue = 253;
 
+// A <pci> switch level: its upstream link, and the bridge it is (none for a
+// virtual switch).
+struct SwitchLevel {
+  std::optional<PcieLink> link;
+  const PciBridge* bridge = nullptr;
+};
+
 std::string NcclArch(const std::string& arch) {
   if (arch == "x86_64") return "x86_64";
   if (arch == "aarch64" || arch == "arm64") return "arm64";
@@ -88,20 +95,18 @@ std::vector<std::string> NcclLevels(const std::vector<const PciBridge*>& chain) 
   return levels;
 }
 
-void SetSwitchLevels(const HostLayout& layout, std::vector<Device>& devices,
-                     std::map<std::string, std::optional<PcieLink>>& links) {
+void SetSwitchLevels(const HostLayout& layout, std::vector<Device>& devices, std::map<std::string, SwitchLevel>& levels) {
   for (Device& d : devices) {
     std::vector<const PciBridge*> chain = PciBridgeChain(layout, d.pci_parent);
     d.levels = NcclLevels(chain);
     for (const PciBridge* b : chain)
-      if (std::find(d.levels.begin(), d.levels.end(), b->pci_bus_id) != d.levels.end()) links[b->pci_bus_id] = b->link;
+      if (std::find(d.levels.begin(), d.levels.end(), b->pci_bus_id) != d.levels.end()) levels[b->pci_bus_id] = {b->link, b};
   }
 }
 
 // Union-find over devices that share a PCIe switch (GPU x NIC relations);
 // each group of two or more gets one virtual switch.
-void SetVirtualSwitches(const HostLayout& layout, std::vector<Device>& devices,
-                        std::map<std::string, std::optional<PcieLink>>& links) {
+void SetVirtualSwitches(const HostLayout& layout, std::vector<Device>& devices, std::map<std::string, SwitchLevel>& levels) {
   std::vector<size_t> parent(devices.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](size_t i) { while (parent[i] != i) i = parent[i] = parent[parent[i]]; return i; };
@@ -130,18 +135,26 @@ void SetVirtualSwitches(const HostLayout& layout, std::vector<Device>& devices,
       devices[i].levels = {id};
       if (devices[i].link && (!uplink || devices[i].link->gbytes_per_s > uplink->gbytes_per_s)) uplink = devices[i].link;
     }
-    links[id] = uplink ? uplink : PcieLink{31.5};  // no sysfs behind a made-up busid: say something
+    levels[id] = {uplink ? uplink : PcieLink{31.5}, nullptr};  // no sysfs behind a made-up busid: say something
   }
 }
 
 std::string DeviceXml(const Device& device, FabricKind fabric, const std::string& indent);
 
+// A switch's PCI ids as NCCL's own dump has them, which is how NCCL tells a
+// Broadcom PEX switch (two levels that switch as one) and flattens it
+// (topo.cc, ncclTopoFlattenBcmSwitches); nothing when hwloc gave none.
+std::string IdAttributes(const PciBridge* bridge) {
+  if (!bridge || (!bridge->vendor_id && !bridge->device_id)) return "";
+  return fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\" subsystem_vendor=\"0x{:04x}\" subsystem_device=\"0x{:04x}\"",
+                     bridge->vendor_id, bridge->device_id, bridge->subvendor_id, bridge->subdevice_id);
+}
+
 // The devices whose levels agree above `depth`, as the <pci> switches at
 // `depth` and below, then the devices right here. Switches and devices in
 // bus-id order (NCCL keeps its own that way).
 std::string TreeXml(const std::vector<const Device*>& devices, size_t depth,
-                    const std::map<std::string, std::optional<PcieLink>>& links, FabricKind fabric,
-                    const std::string& indent) {
+                    const std::map<std::string, SwitchLevel>& levels, FabricKind fabric, const std::string& indent) {
   std::map<std::string, std::vector<const Device*>> below;
   std::vector<const Device*> here;
   for (const Device* d : devices) {
@@ -153,10 +166,11 @@ std::string TreeXml(const std::vector<const Device*>& devices, size_t depth,
   std::sort(here.begin(), here.end(), [](const Device* a, const Device* b) { return a->bus_id < b->bus_id; });
   std::string out;
   for (const auto& [id, members] : below) {
-    auto link = links.find(id);
-    out += fmt::format("{}<pci busid=\"{}\" class=\"0x060400\"{}>\n", indent, id,
-                       LinkAttributes(link == links.end() ? std::nullopt : link->second));
-    out += TreeXml(members, depth + 1, links, fabric, indent + "  ");
+    auto level = levels.find(id);
+    const SwitchLevel none{};
+    const SwitchLevel& sw = level == levels.end() ? none : level->second;
+    out += fmt::format("{}<pci busid=\"{}\" class=\"0x060400\"{}{}>\n", indent, id, IdAttributes(sw.bridge), LinkAttributes(sw.link));
+    out += TreeXml(members, depth + 1, levels, fabric, indent + "  ");
     out += indent + "</pci>\n";
   }
   for (const Device* d : here) out += DeviceXml(*d, fabric, indent);
@@ -228,11 +242,11 @@ Result<std::string> FormatNcclTopoXml(const HostLayout& layout, const std::vecto
     if (port.device.find_first_of("\"<>&") != std::string::npos || port.device.size() > kNcclMaxValue)
       return Error(ErrorCode::kBadInput, port.device, "this device name cannot be written into NCCL's topology XML");
   std::vector<Device> devices = CollectDevices(layout, ports);
-  std::map<std::string, std::optional<PcieLink>> switch_links;
+  std::map<std::string, SwitchLevel> switches;
   if (!layout.pci_bridges.empty())
-    SetSwitchLevels(layout, devices, switch_links);
+    SetSwitchLevels(layout, devices, switches);
   else
-    SetVirtualSwitches(layout, devices, switch_links);
+    SetVirtualSwitches(layout, devices, switches);
   std::vector<NumaNode> numas = layout.numa_nodes;
   if (numas.empty()) numas.push_back({0, -1, {}, 0});
   // A top switch goes under the CPU of the first device below it that
@@ -258,7 +272,7 @@ Result<std::string> FormatNcclTopoXml(const HostLayout& layout, const std::vecto
     if (!mask.empty() && mask.size() <= kNcclMaxValue) out += fmt::format(" affinity=\"{}\"", mask);
     if (!arch.empty()) out += fmt::format(" arch=\"{}\"", arch);
     out += ">\n";
-    out += TreeXml(by_cpu[n], 0, switch_links, fabric, "    ");
+    out += TreeXml(by_cpu[n], 0, switches, fabric, "    ");
     out += "  </cpu>\n";
   }
   return out + "</system>\n";

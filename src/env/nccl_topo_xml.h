@@ -14,7 +14,8 @@ namespace topolaunch {
 /// The XML NCCL's src/graph/xml.cc reads: <system version="1"> holding one
 /// <cpu> per NUMA node, under it the PCIe switches as NCCL itself would make
 /// them from sysfs (one <pci> per switch, named after its upstream port,
-/// nested as the switches are; from HostLayout::pci_bridges), and in them
+/// nested as the switches are, with its PCI ids when known; from
+/// HostLayout::pci_bridges), and in them
 /// the GPUs and the NICs of `ports`. A layout without bridges gets a virtual
 /// switch (busid "ffff:ff:NN.0") for each group of devices its GPU x NIC
 /// relations put behind one switch. Written in the narrow syntax of NCCL's

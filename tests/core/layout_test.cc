@@ -107,7 +107,8 @@ HostLayout Sample() {
   b.nvlink_peers = {"0000:07:00.0"};
   a.pci_parent = "0000:06:00.0";
   l.gpus = {a, b};
-  l.pci_bridges = {{"0000:05:00.0", "", PcieLink{31.5}}, {"0000:06:00.0", "0000:05:00.0", std::nullopt}};
+  l.pci_bridges = {{"0000:05:00.0", "", PcieLink{31.5}, 0x1000, 0xc010, 0x1000, 0xa000},
+                   {"0000:06:00.0", "0000:05:00.0", std::nullopt}};
   Nic ib;
   ib.name = "mlx5_0";
   ib.kind = "openfabrics";
@@ -164,11 +165,12 @@ TEST(LayoutJson, PciBridgesAreOptionalAndChecked) {
   broken["pci_bridges"][0]["parent"] = "0000:06:00.0";  // 05 <- 06 <- 05: a loop
   broken["pci_bridges"].push_back({{"pci_bus_id", "0000:06:00.0"}, {"parent", nullptr}, {"link_gbytes_per_s", nullptr}});
   broken["nics"][0]["pci_parent"] = "06:00.0";
+  broken["pci_bridges"][1]["pci_ids"] = "1000:c010";
   Result<HostLayout> r = LayoutFromJson(broken, "$.layout");
   ASSERT_FALSE(r.ok());
   std::string message = r.error().Message();
   for (const char* where : {"$.layout.gpus[1].pci_parent", "$.layout.pci_bridges[0].parent", "$.layout.pci_bridges[2].pci_bus_id",
-                            "$.layout.nics[0].pci_parent"})
+                            "$.layout.nics[0].pci_parent", "$.layout.pci_bridges[1].pci_ids"})
     EXPECT_NE(message.find(where), std::string::npos) << where << " in:\n" << message;
   EXPECT_NE(message.find("is its own ancestor"), std::string::npos) << message;
   EXPECT_NE(message.find("is listed twice"), std::string::npos) << message;
@@ -197,6 +199,10 @@ TEST(LayoutJson, WritesCpuListsGuidsAndNulls) {
   json j = LayoutToJson(l);
   EXPECT_EQ(j["numa_nodes"][0]["cpus"], "0-3,8-11");
   EXPECT_EQ(j["gpus"][0]["link_gbytes_per_s"], 63.015);
+  EXPECT_EQ(j["gpus"][0]["pci_parent"], "0000:06:00.0");
+  EXPECT_TRUE(j["gpus"][1]["pci_parent"].is_null());
+  EXPECT_EQ(j["pci_bridges"][0]["pci_ids"], "1000:c010 1000:a000");
+  EXPECT_TRUE(j["pci_bridges"][1]["pci_ids"].is_null());
   EXPECT_TRUE(j["gpus"][1]["link_gbytes_per_s"].is_null());
   EXPECT_EQ(j["nics"][1]["node_guid"], "0x0800380001c091ec");
   EXPECT_TRUE(j["nics"][0]["node_guid"].is_null());

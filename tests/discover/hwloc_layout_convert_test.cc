@@ -109,6 +109,7 @@ TEST(ConvertRawTopology, KeepsTheBridgesAboveGpusAndNics) {
   raw.packages = 1;
   RawBridge host{1, true, "", 0}, root{2, false, "0000:00:01.0", 31.5}, up{3, false, "0000:01:00.0", 31.5},
       left{4, false, "0000:02:00.0", 15.75}, right{5, false, "0000:02:04.0", 15.75}, alone{6, false, "0000:00:02.0", 0};
+  up.vendor_id = 0x10b5, up.device_id = 0x8747, up.subvendor_id = 0x10b5, up.subdevice_id = 0x8747;  // a PLX PEX 8747
   raw.pci = {Pci(0x03, 0x0302, 0x10de, 0x20b0, 15.75, {host, root, up, left}, 0),
              Pci(0x04, 0x0207, 0x15b3, 0x101b, 15.75, {host, root, up, right}, 0),
              Pci(0x81, 0x0302, 0x10de, 0x20b0, 31.5, {host, alone}, 0)};
@@ -125,6 +126,9 @@ TEST(ConvertRawTopology, KeepsTheBridgesAboveGpusAndNics) {
     bridges.push_back(b.pci_bus_id + "<" + b.parent + (b.link ? "@" + std::to_string(b.link->gbytes_per_s).substr(0, 5) : ""));
   EXPECT_EQ(bridges, (std::vector<std::string>{"0000:00:01.0<@31.50", "0000:00:02.0<", "0000:01:00.0<0000:00:01.0@31.50",
                                                "0000:02:00.0<0000:01:00.0@15.75", "0000:02:04.0<0000:01:00.0@15.75"}));
+  EXPECT_EQ(l.pci_bridges[2].vendor_id, 0x10b5u);
+  EXPECT_EQ(l.pci_bridges[2].subdevice_id, 0x8747u);
+  EXPECT_EQ(l.pci_bridges[0].vendor_id, 0u) << "unknown stays 0";
 }
 
 TEST(ConvertRawTopology, NodeGuidForms) {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,32 @@ class NcclTree {
     return index_[key] = static_cast<int>(nodes_.size()) - 1;
   }
   void SetParent(int child, int parent) { nodes_[child].parent = parent; }
+  /// The PCI ids of a switch as NCCL packs them (topo.cc,
+  /// ncclTopoGetIntDevice): vendor<<48 | device<<32 | subvendor<<16 | subdevice.
+  void SetPciIds(int node, uint64_t ids) { nodes_[node].ids = ids; }
+
+  /// topo.cc, ncclTopoFlattenBcmSwitches: a Broadcom PEX Gen4/Gen5 switch
+  /// shows as a switch over sub switches of the same kind; the sub switches
+  /// go and their devices hang from the top one.
+  void FlattenBcmSwitches() {
+    auto gen = [](uint64_t id, int level) {
+      if ((id & 0xfffffffffffff000ull) == 0x1000c0101000a000ull) return 4;
+      if ((id & 0xfffffffffffff000ull) == (0x1000c03010000000ull | static_cast<uint64_t>(level) * 0x1000)) return 5;
+      return 0;
+    };
+    for (size_t s = 0; s < nodes_.size(); ++s) {
+      Entry& top = nodes_[s];
+      int g = top.kind == Kind::kSwitch ? gen(top.ids, 0) : 0;
+      if (!g) continue;
+      for (size_t c = 0; c < nodes_.size(); ++c) {
+        if (nodes_[c].parent != static_cast<int>(s) || nodes_[c].kind != Kind::kSwitch || gen(nodes_[c].ids, 1) != g) continue;
+        for (Entry& below : nodes_)
+          if (below.parent == static_cast<int>(c)) below.parent = static_cast<int>(s);
+        nodes_[c].parent = kRemoved;
+      }
+      top.ids |= 0xffff;  // not merged again
+    }
+  }
   std::optional<int> Find(const std::string& key) const {
     auto it = index_.find(key);
     return it == index_.end() ? std::nullopt : std::optional<int>(it->second);
@@ -72,10 +99,12 @@ class NcclTree {
   }
 
  private:
+  static constexpr int kRemoved = -2;
   struct Entry {
     Kind kind;
     int parent;
     std::string key;
+    uint64_t ids = 0;
   };
   std::vector<int> Ancestry(int n) const {
     std::vector<int> up;
@@ -92,7 +121,8 @@ class NcclTree {
 };
 
 /// The tree NCCL builds from a topology file: <cpu numaid> roots, <pci>
-/// holding <gpu> or <nic> as devices, other <pci> as switches.
+/// holding <gpu> or <nic> as devices, other <pci> as switches, Broadcom PEX
+/// switches flattened.
 inline NcclTree TreeFromTopologyXml(const XmlElement& system) {
   NcclTree tree;
   struct Walk {
@@ -102,6 +132,13 @@ inline NcclTree TreeFromTopologyXml(const XmlElement& system) {
       for (const XmlElement& child : pci.children) device = device || child.name == "gpu" || child.name == "nic";
       int node = tree.Node(pci.Attribute("busid").value_or("?"), device ? NcclTree::Kind::kDevice : NcclTree::Kind::kSwitch);
       tree.SetParent(node, parent);
+      uint64_t ids = 0;
+      int shift = 48;
+      for (const char* key : {"vendor", "device", "subsystem_vendor", "subsystem_device"}) {
+        if (std::optional<std::string> v = pci.Attribute(key)) ids += std::stoull(*v, nullptr, 0) << shift;
+        shift -= 16;
+      }
+      tree.SetPciIds(node, ids);
       if (device) return;
       for (const XmlElement& child : pci.children)
         if (child.name == "pci") Pci(child, node);
@@ -113,6 +150,7 @@ inline NcclTree TreeFromTopologyXml(const XmlElement& system) {
     for (const XmlElement& child : cpu.children)
       if (child.name == "pci") walk.Pci(child, node);
   }
+  tree.FlattenBcmSwitches();
   return tree;
 }
 
@@ -128,8 +166,11 @@ inline bool IsBdf(const std::string& s) {
 /// path ("/sys/devices/pci0000:00/0000:00:03.0/.../0000:05:00.0") and the
 /// NUMA node sysfs reports for it. Each node's parent is found with NCCL's
 /// walk; the CPU gets the NUMA node of the node whose walk reached it.
+/// `pci_ids` (bus id -> packed ids, as NcclTree::SetPciIds) lets Broadcom
+/// switches be flattened as NCCL does.
 inline NcclTree TreeFromSysfsPaths(const std::map<std::string, std::pair<std::string, int>>& devices,
-                                   const std::map<std::string, int>& numa_of_path) {
+                                   const std::map<std::string, int>& numa_of_path,
+                                   const std::map<std::string, uint64_t>& pci_ids = {}) {
   NcclTree tree;
   for (const auto& [bus_id, where] : devices) {
     int node = tree.Node(bus_id, NcclTree::Kind::kDevice);
@@ -157,13 +198,16 @@ inline NcclTree TreeFromSysfsPaths(const std::map<std::string, std::pair<std::st
         }
       }
       if (!parent) break;
-      bool known = !cpu && !tree.ParentKey(parent_path.substr(parent_path.rfind('/') + 1)).empty();
+      std::string parent_id = parent_path.substr(parent_path.rfind('/') + 1);
+      if (auto ids = pci_ids.find(parent_id); !cpu && ids != pci_ids.end()) tree.SetPciIds(*parent, ids->second);
+      bool known = !cpu && !tree.ParentKey(parent_id).empty();
       tree.SetParent(node, *parent);
       if (cpu || known) break;
       node = *parent;
       current = parent_path;
     }
   }
+  tree.FlattenBcmSwitches();
   return tree;
 }
 

@@ -48,14 +48,14 @@ class HwlocMachine {
   /// a GPU by its bus id, or of a NIC by its OpenFabrics device name (a bus
   /// id alone is not enough: one of the machines has two 0000:04:00.0 in
   /// different host bridges); nullopt when hwloc has no such device.
-  std::optional<std::pair<std::string, int>> GpuPath(const std::string& bus_id) const {
+  std::optional<std::pair<std::string, int>> GpuPath(const std::string& bus_id) {
     for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(t_, o));) {
       const auto& a = o->attr->pcidev;
       if (a.vendor_id == 0x10de && BusId(a.domain, a.bus, a.dev, a.func) == bus_id) return SysfsPath(o);
     }
     return std::nullopt;
   }
-  std::optional<std::pair<std::string, int>> NicPath(const std::string& name) const {
+  std::optional<std::pair<std::string, int>> NicPath(const std::string& name) {
     for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_osdev(t_, o));)
       if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && name == o->name && o->parent &&
           o->parent->type == HWLOC_OBJ_PCI_DEVICE)
@@ -63,8 +63,12 @@ class HwlocMachine {
     return std::nullopt;
   }
 
+  /// The PCI ids of every bridge on the paths asked so far, packed as NCCL
+  /// packs them.
+  const std::map<std::string, uint64_t>& pci_ids() const { return ids_; }
+
  private:
-  std::pair<std::string, int> SysfsPath(hwloc_obj_t o) const {
+  std::pair<std::string, int> SysfsPath(hwloc_obj_t o) {
     const auto& a = o->attr->pcidev;
     std::vector<std::string> parts = {BusId(a.domain, a.bus, a.dev, a.func)};
     for (hwloc_obj_t b = o->parent; b && b->type == HWLOC_OBJ_BRIDGE; b = b->parent) {
@@ -75,6 +79,8 @@ class HwlocMachine {
       }
       const auto& up = b->attr->bridge.upstream.pci;
       parts.push_back(BusId(up.domain, up.bus, up.dev, up.func));
+      ids_[parts.back()] = static_cast<uint64_t>(up.vendor_id) << 48 | static_cast<uint64_t>(up.device_id) << 32 |
+                           static_cast<uint64_t>(up.subvendor_id) << 16 | up.subdevice_id;
     }
     std::string path = "/sys/devices";
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) path += "/" + *it;
@@ -85,6 +91,7 @@ class HwlocMachine {
 
   hwloc_topology_t t_ = nullptr;
   bool ok_ = false;
+  std::map<std::string, uint64_t> ids_;
 };
 
 struct Endpoints {
@@ -150,7 +157,7 @@ TEST(NcclTopoPaths, EveryRealMachineKeepsItsPathClassesInTheFile) {
       ASSERT_TRUE(where) << name << " is in the file but not in the machine";
       sysfs[bus_id] = *where;
     }
-    NcclTree from_machine = testing::TreeFromSysfsPaths(sysfs, {});
+    NcclTree from_machine = testing::TreeFromSysfsPaths(sysfs, {}, machine.pci_ids());
 
     auto compare = [&](const std::string& a, const std::string& b) {
       NcclPath file_class = from_file.Path(*from_file.Find(a), *from_file.Find(b));

@@ -192,6 +192,32 @@ TEST(NcclTopoXml, EverySwitchLevelIsWrittenAsNcclWouldFindIt) {
   EXPECT_STREQ(path("0000:0a:00.0", "0000:0b:00.0"), "PIX");
 }
 
+// A Broadcom PEX Gen4 switch shows two levels in sysfs but switches as one:
+// NCCL flattens it by its PCI ids (topo.cc, ncclTopoFlattenBcmSwitches), so
+// the file carries them and the pair across its sub switches is PIX.
+TEST(NcclTopoXml, BroadcomSwitchesCarryTheIdsNcclFlattensThemBy) {
+  HostLayout layout = TwoLevelSwitchLayout();
+  for (PciBridge& b : layout.pci_bridges) {
+    b.vendor_id = 0x1000, b.device_id = 0xc010, b.subvendor_id = 0x1000, b.subdevice_id = 0xa064;
+    if (b.pci_bus_id == "0000:01:00.0") b.subdevice_id = 0xa000;
+  }
+  Result<std::string> xml = FormatNcclTopoXml(layout, {}, FabricKind::kTcp);
+  ASSERT_TRUE(xml.ok());
+  NcclXmlReader reader;
+  std::optional<XmlElement> root = reader.Parse(*xml);
+  ASSERT_TRUE(root) << reader.error();
+  const XmlElement& top = root->children.at(0).children.at(0);
+  EXPECT_EQ(top.Attribute("vendor"), "0x1000");
+  EXPECT_EQ(top.Attribute("device"), "0xc010");
+  EXPECT_EQ(top.Attribute("subsystem_vendor"), "0x1000");
+  EXPECT_EQ(top.Attribute("subsystem_device"), "0xa000");
+  testing::NcclTree tree = testing::TreeFromTopologyXml(*root);
+  EXPECT_STREQ(testing::NcclPathName(tree.Path(*tree.Find("0000:05:00.0"), *tree.Find("0000:0a:00.0"))), "PIX");
+  // Without ids (hwloc did not say) nothing is written and nothing flattened.
+  Result<std::string> plain = FormatNcclTopoXml(TwoLevelSwitchLayout(), {}, FabricKind::kTcp);
+  EXPECT_EQ(plain->find("vendor=\"0x1000\""), std::string::npos);
+}
+
 // A container that sees GPUs 4-7 of an 8-GPU machine: its layout lists
 // those four. The file names them by bus id only; NCCL numbers them (NVML
 // says 0-3 inside the container), so nothing can point at the wrong GPU.
