@@ -72,9 +72,9 @@ bool LooksLikeManagementVga(const RawPciFunction& p) {
   return p.link_gbytes_per_s > 0 && p.link_gbytes_per_s < 1.0;
 }
 
-std::optional<PcieLink> LinkOf(const RawPciFunction& p) {
-  if (p.link_gbytes_per_s <= 0) return std::nullopt;
-  return PcieLink{p.link_gbytes_per_s};
+std::optional<PcieLink> LinkOf(double gbytes_per_s) {
+  if (gbytes_per_s <= 0) return std::nullopt;
+  return PcieLink{gbytes_per_s};
 }
 
 // The bridge right above a function: the last of its chain unless that is
@@ -122,7 +122,7 @@ std::vector<Gpu> FindGpus(const RawHostTopology& raw, std::vector<int>& gpu_pci)
     gpu.vendor = p.vendor_id == kVendorNvidia ? "nvidia" : "amd";
     if (gpu.model.empty()) gpu.model = p.device_name;
     gpu.numa = p.numa;
-    gpu.link = LinkOf(p);
+    gpu.link = LinkOf(p.link_gbytes_per_s);
     gpu.pci_parent = PciParent(p);
     gpus.push_back(std::move(gpu));
     gpu_pci.push_back(i);
@@ -139,7 +139,7 @@ Nic MakeNic(const RawHostTopology& raw, const RawOsDevice& d, std::string kind) 
     const RawPciFunction& p = raw.pci[d.pci];
     nic.pci_bus_id = FormatPciBusId(p);
     nic.numa = p.numa;
-    nic.link = LinkOf(p);
+    nic.link = LinkOf(p.link_gbytes_per_s);
     nic.pci_parent = PciParent(p);
   }
   return nic;
@@ -180,9 +180,8 @@ std::vector<PciBridge> BridgesAbove(const std::vector<const RawPciFunction*>& ke
         continue;
       }
       if (!b.pci_bus_id.empty() && known.insert(b.pci_bus_id).second)
-        bridges.push_back({b.pci_bus_id, parent,
-                           b.link_gbytes_per_s > 0 ? std::optional<PcieLink>(PcieLink{b.link_gbytes_per_s}) : std::nullopt,
-                           b.vendor_id, b.device_id, b.subvendor_id, b.subdevice_id});
+        bridges.push_back({b.pci_bus_id, parent, LinkOf(b.link_gbytes_per_s), b.vendor_id, b.device_id, b.subvendor_id,
+                           b.subdevice_id});
       parent = b.pci_bus_id;
     }
   }
@@ -207,8 +206,10 @@ PcieRelation Relate(const RawPciFunction& gpu, const RawOsDevice& nic, const Raw
 
 }  // namespace
 
-std::string FormatPciBusId(const RawPciFunction& pci) {
-  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.domain, pci.bus, pci.dev, pci.func);
+std::string FormatPciBusId(const RawPciFunction& pci) { return FormatPciBusId(pci.domain, pci.bus, pci.dev, pci.func); }
+
+std::string FormatPciBusId(unsigned domain, unsigned bus, unsigned dev, unsigned func) {
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, dev, func);
 }
 
 HostLayout ConvertRawTopology(const RawHostTopology& raw, std::string source) {

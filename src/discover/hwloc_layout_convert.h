@@ -67,6 +67,7 @@ struct RawHostTopology {
 
 /// "0000:07:00.0" (lowercase, 4-digit domain).
 std::string FormatPciBusId(const RawPciFunction& pci);
+std::string FormatPciBusId(unsigned domain, unsigned bus, unsigned dev, unsigned func);
 
 /// Classifies GPUs and NICs and computes GPU-NIC paths. `source` becomes
 /// HostLayout::source. Pure; never fails.

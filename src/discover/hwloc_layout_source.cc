@@ -91,21 +91,23 @@ std::vector<NumaNode> ReadNumaNodes(hwloc_topology_t t) {
   return nodes;
 }
 
+// XML keeps six decimals of hwloc's float; rounding to MB/s makes the live
+// value and its exported twin compare equal.
+double RoundedLink(float linkspeed) { return linkspeed > 0 ? std::round(linkspeed * 1000.0) / 1000.0 : 0; }
+
 RawPciFunction ReadPci(hwloc_topology_t t, hwloc_obj_t obj) {
   const hwloc_obj_attr_u::hwloc_pcidev_attr_s& a = obj->attr->pcidev;
   RawPciFunction p;
   p.domain = a.domain, p.bus = a.bus, p.dev = a.dev, p.func = a.func;
   p.class_id = a.class_id, p.vendor_id = a.vendor_id, p.device_id = a.device_id;
   p.device_name = Info(obj, "PCIDevice");
-  // XML keeps six decimals of hwloc's float; rounding to MB/s makes the live
-  // value and its exported twin compare equal.
-  p.link_gbytes_per_s = a.linkspeed > 0 ? std::round(a.linkspeed * 1000.0) / 1000.0 : 0;
+  p.link_gbytes_per_s = RoundedLink(a.linkspeed);
   for (hwloc_obj_t b = obj->parent; b && b->type == HWLOC_OBJ_BRIDGE; b = b->parent) {
     RawBridge bridge{b->gp_index, b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST, "", 0};
     if (!bridge.host) {
       const hwloc_obj_attr_u::hwloc_pcidev_attr_s& up = b->attr->bridge.upstream.pci;
-      bridge.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", up.domain, up.bus, up.dev, up.func);
-      bridge.link_gbytes_per_s = up.linkspeed > 0 ? std::round(up.linkspeed * 1000.0) / 1000.0 : 0;
+      bridge.pci_bus_id = FormatPciBusId(up.domain, up.bus, up.dev, up.func);
+      bridge.link_gbytes_per_s = RoundedLink(up.linkspeed);
       bridge.vendor_id = up.vendor_id, bridge.device_id = up.device_id;
       bridge.subvendor_id = up.subvendor_id, bridge.subdevice_id = up.subdevice_id;
     }

@@ -165,19 +165,18 @@ inline bool IsBdf(const std::string& s) {
 /// The tree NCCL builds from sysfs: `devices` maps a bus id to its sysfs
 /// path ("/sys/devices/pci0000:00/0000:00:03.0/.../0000:05:00.0") and the
 /// NUMA node sysfs reports for it. Each node's parent is found with NCCL's
-/// walk; the CPU gets the NUMA node of the node whose walk reached it.
+/// walk; the CPU is the device's NUMA node.
 /// `pci_ids` (bus id -> packed ids, as NcclTree::SetPciIds) lets Broadcom
 /// switches be flattened as NCCL does.
 inline NcclTree TreeFromSysfsPaths(const std::map<std::string, std::pair<std::string, int>>& devices,
-                                   const std::map<std::string, int>& numa_of_path,
                                    const std::map<std::string, uint64_t>& pci_ids = {}) {
   NcclTree tree;
   for (const auto& [bus_id, where] : devices) {
     int node = tree.Node(bus_id, NcclTree::Kind::kDevice);
     std::string current = where.first;
+    // Every node of a device's walk shares its NUMA node (one host bridge).
+    const int numa_id = where.second;
     for (;;) {
-      auto numa = numa_of_path.find(current);
-      int numa_id = numa == numa_of_path.end() ? where.second : numa->second;
       std::optional<int> parent;
       std::string parent_path = current;
       bool cpu = false;

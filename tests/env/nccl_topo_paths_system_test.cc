@@ -157,7 +157,7 @@ TEST(NcclTopoPaths, EveryRealMachineKeepsItsPathClassesInTheFile) {
       ASSERT_TRUE(where) << name << " is in the file but not in the machine";
       sysfs[bus_id] = *where;
     }
-    NcclTree from_machine = testing::TreeFromSysfsPaths(sysfs, {}, machine.pci_ids());
+    NcclTree from_machine = testing::TreeFromSysfsPaths(sysfs, machine.pci_ids());
 
     auto compare = [&](const std::string& a, const std::string& b) {
       NcclPath file_class = from_file.Path(*from_file.Find(a), *from_file.Find(b));
