@@ -7,7 +7,7 @@
 set -euo pipefail
 build_pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libhwloc-dev hwloc nlohmann-json3-dev libfmt-dev
             libssh2-1-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags numactl)
-test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld python3
+test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld slurmd python3
            openssh-server openssh-client iproute2 util-linux python3-torch
            clang libclang-rt-dev)
 bench_pkgs=(pdsh libsimgrid-dev)

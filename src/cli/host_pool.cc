@@ -8,8 +8,21 @@
 
 namespace topolaunch::cli {
 
+namespace {
+
+std::string Environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
 Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& hosts_expression) {
   HostPool pool;
+  pool.slurm_job_id = Environment("SLURM_JOB_ID");
+  pool.allocation_list = Environment("SLURM_JOB_NODELIST");
+  if (!pool.allocation_list.empty())
+    if (Result<std::vector<std::string>> hosts = ExpandHostList(pool.allocation_list); hosts.ok()) pool.allocation = std::move(hosts).value();
   if (!hostfile.empty()) {
     Result<std::string> text = ReadTextFile(hostfile);
     if (!text.ok()) return text.take_error();
@@ -32,8 +45,8 @@ Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& ho
     pool.source = "--hosts";
     return pool;
   }
-  if (const char* nodelist = std::getenv("SLURM_JOB_NODELIST"); nodelist && *nodelist) {
-    Result<std::vector<std::string>> hosts = ExpandHostList(nodelist);
+  if (!pool.allocation_list.empty()) {
+    Result<std::vector<std::string>> hosts = ExpandHostList(pool.allocation_list);
     if (!hosts.ok()) {
       Error e = hosts.take_error();
       for (Problem& p : e.problems) p.where = "SLURM_JOB_NODELIST: " + p.where;

@@ -1,5 +1,6 @@
 // The host pool of `plan` and `run`: --hostfile, else --hosts, else
-// SLURM_JOB_NODELIST (the only place the environment is read), else empty.
+// SLURM_JOB_NODELIST, else empty; and the Slurm allocation it runs in (the
+// only place the environment is read for either).
 #pragma once
 
 #include <optional>
@@ -14,6 +15,9 @@ struct HostPool {
   std::vector<std::string> hosts;  ///< in the user's order; empty: none given
   std::optional<int> slots;        ///< the hostfile's slot count when every entry agrees on one
   std::string source;              ///< "--hostfile", "--hosts", "SLURM_JOB_NODELIST" or ""
+  std::string slurm_job_id;        ///< SLURM_JOB_ID, "" outside an allocation
+  std::string allocation_list;     ///< SLURM_JOB_NODELIST as Slurm wrote it, "" when unset
+  std::vector<std::string> allocation;  ///< its hosts; empty when unset or unreadable
 };
 
 /// Reads the pool. Errors name the file:line or the variable.

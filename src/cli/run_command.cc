@@ -1,4 +1,4 @@
-// `topolaunch run`: start torchrun on every node over SSH, in the planned
+// `topolaunch run`: start torchrun on every node (srun, SSH), in the planned
 // order, each worker bound; stop them all when one fails or on Ctrl-C.
 #include "cli/cli_output.h"
 #include "cli/commands.h"
@@ -8,7 +8,7 @@ namespace topolaunch::cli {
 
 void AddRunCommand(CLI::App& app, int& exit_status) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* cmd = app.add_subcommand("run", "Start torchrun on every node over SSH, in the planned rank order, each rank bound");
+  CLI::App* cmd = app.add_subcommand("run", "Start torchrun on every node (srun inside Slurm, else SSH), in the planned rank order, each rank bound");
   cmd->prefix_command();  // SCRIPT and everything after it reach the script untouched
   cmd->footer(R"EX(Options go before SCRIPT; SCRIPT and everything after it are passed to the
 script byte for byte.
@@ -19,14 +19,21 @@ Examples:
   topolaunch run --hostfile hosts --topology topology.json --nproc-per-node 8 --dry-run train.py
   topolaunch run --hosts 'node[1-4]' --nproc-per-node 2 --no-gpus \
       --torchrun '/usr/bin/torchrun --redirects 9:0 --tee 9:0' --env HF_TOKEN train.py
-  sbatch -N 16 --wrap 'topolaunch run train.py'          # SLURM_JOB_NODELIST
+  sbatch -N 16 --wrap 'topolaunch run train.py'          # srun: each node's agent a step of the job
+  salloc -N 4 topolaunch run --launcher ssh train.py     # the allocation's nodes, over SSH
+
+Launcher (--launcher auto): srun inside a Slurm allocation (SLURM_JOB_ID set, srun on PATH),
+ssh with --hosts/--hostfile outside one, else this machine alone. Under srun each node's
+agent is a one-task step of the job (srun --nodes=1 --nodelist=HOST --overlap), so
+accounting, cgroups, scancel and the time limit reach every worker; its launch message
+travels over the step's stdin, never a command line. The first note says what was chosen.
 
 Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
 numactl, GPU count, the master port free on the first node, clocks within 1 s, the
 working folder and the script in it); one bad node and nothing starts anywhere. Each node then runs
   TORCHRUN --nnodes=N --nproc_per_node=K --node_rank=R --master_addr=A --master_port=P
            --rdzv_backend=static --no_python topolaunch bind -- PYTHON SCRIPT ARGS...
-with its NCCL settings and forwarded variables sent over the SSH channel (never on a
+with its NCCL settings and forwarded variables sent over the SSH channel or srun's stdin (never on a
 command line). Each rank's stdout and stderr reach its node's agent on their own
 connection, so lines arrive whole, each labelled like srun --label: `node1[0] 3: text`
 is rank 3 on node rank 0, `node1[0]: text` is torchrun's own. A line longer than
@@ -35,6 +42,11 @@ stopped (SIGTERM, SIGKILL after --grace).
 
 Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
 3 preflight failed (nothing started), 130 interrupted.)EX");
+  cmd->add_option("--launcher", flags->launcher,
+                  "how the nodes are reached: auto (srun inside a Slurm allocation, else ssh with hosts, else local), "
+                  "ssh, srun, local")
+      ->check(CLI::IsMember({"auto", "ssh", "srun", "local"}))
+      ->capture_default_str();
   auto* hosts = cmd->add_option("--hosts", flags->hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
   auto* hostfile = cmd->add_option("--hostfile", flags->hostfile, "host file: 'host slots=N' per line, '#' comments");
   hosts->excludes(hostfile);

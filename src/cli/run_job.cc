@@ -28,10 +28,13 @@
 #include "env/socket_stripes.h"
 #include "launch/job_env.h"
 #include "launch/job_spec.h"
+#include "launch/launcher_choice.h"
 #include "launch/local_executor.h"
+#include "launch/program_search.h"
 #include "launch/queued_printer.h"
 #include "launch/run_report.h"
 #include "launch/run_session.h"
+#include "launch/srun_executor.h"
 #include "launch/ssh_executor.h"
 #include "rankmap/plan_builder.h"
 #include "topolaunch/topology_json.h"
@@ -144,6 +147,11 @@ Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const s
 
 struct Job {
   bool local = false;
+  LauncherChoice launcher;
+  std::string srun;                     ///< srun's path, for the srun launcher
+  std::string slurm_job_id;
+  std::string allocation_list;          ///< SLURM_JOB_NODELIST
+  std::vector<std::string> allocation;  ///< its hosts
   std::vector<std::string> hosts;
   Topology topology;
   PlanRequest request;
@@ -159,7 +167,14 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   if (!torchrun.ok()) return torchrun.take_error();
   Result<HostPool> pool = ReadHostPool(flags.hostfile, flags.hosts);
   if (!pool.ok()) return pool.take_error();
-  job.local = pool->hosts.empty();
+  job.srun = FindProgram("srun");
+  Result<LauncherChoice> launcher = ChooseLauncher({flags.launcher, pool->slurm_job_id, job.srun, pool->source});
+  if (!launcher.ok()) return launcher.take_error();
+  job.launcher = std::move(launcher).value();
+  job.local = job.launcher.kind == LauncherKind::kLocal;
+  job.slurm_job_id = pool->slurm_job_id;
+  job.allocation_list = pool->allocation_list;
+  job.allocation = pool->allocation;
   job.hosts = job.local ? std::vector<std::string>{LocalShortHostName()} : pool->hosts;
   std::vector<Problem> bad_hosts;
   if (!job.local)
@@ -199,9 +214,22 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   return job;
 }
 
-std::unique_ptr<Executor> MakeExecutor(const std::optional<SshOptions>& ssh) {
-  if (!ssh) return std::make_unique<LocalExecutor>();
-  return std::make_unique<SshExecutor>(*ssh);
+std::unique_ptr<Executor> MakeExecutor(const Job& job, const std::optional<SshOptions>& ssh) {
+  if (ssh) return std::make_unique<SshExecutor>(*ssh);
+  if (job.launcher.kind == LauncherKind::kSrun) return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>());
+  return std::make_unique<LocalExecutor>();
+}
+
+// srun starts steps only on the allocation's nodes; a planned host outside
+// it is named before anything starts (Slurm's own refusal, "Requested node
+// configuration is not available", does not say which).
+std::vector<std::string> HostsOutsideAllocation(const Job& job, const std::vector<SessionNode>& nodes) {
+  std::vector<std::string> outside;
+  if (job.launcher.kind != LauncherKind::kSrun || job.allocation.empty()) return outside;
+  std::set<std::string> allocated(job.allocation.begin(), job.allocation.end());
+  for (const SessionNode& node : nodes)
+    if (!allocated.contains(node.host)) outside.push_back(node.host);
+  return outside;
 }
 
 // The master address when none is given: the name the first node is
@@ -381,8 +409,15 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
 
   std::vector<SessionNode> nodes;
   for (const PlanNode& node : order->nodes) nodes.push_back({node.host, node.node_rank});
+  Note("launcher: " + job.launcher.why);
+  if (std::vector<std::string> outside = HostsOutsideAllocation(job, nodes); !outside.empty()) {
+    PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not in Slurm job {}'s allocation ({}): {}; "
+                                "srun starts steps only there, so nothing was started (--launcher ssh reaches other hosts)\n",
+                                outside.size(), nodes.size(), job.slurm_job_id, job.allocation_list, HostListForMessages(outside)));
+    return 3;
+  }
   std::optional<SshOptions> ssh;
-  if (!job.local) {
+  if (job.launcher.kind == LauncherKind::kSsh) {
     Result<SshOptions> read =
         ReadSshSetup({flags.accept_new_host_keys, Millis(flags.connect_timeout_s), flags.ssh_config, flags.known_hosts});
     if (!read.ok()) return ReportError(read.error());
@@ -411,7 +446,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   options.heartbeat = job.spec.heartbeat;
   options.now_ms = NowUnixMs;
 
-  std::unique_ptr<Executor> executor = MakeExecutor(ssh);
+  std::unique_ptr<Executor> executor = MakeExecutor(job, ssh);
   Result<RunOutput> output = OpenRunOutput(flags, nodes);
   if (!output.ok()) return ReportError(output.error());
   if (!flags.log_dir.empty())

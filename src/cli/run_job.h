@@ -11,6 +11,7 @@ namespace topolaunch::cli {
 struct RunFlags {
   std::string hosts;
   std::string hostfile;
+  std::string launcher = "auto";  ///< auto, ssh, srun, local (see launch/launcher_choice.h)
   std::string topology;
   int nproc_per_node = 0;
   bool dry_run = false;

@@ -66,4 +66,15 @@ inline void HealthyNode(FakeSysfs& fs) {
   fs.Numa(1, "16-31", 131072);
 }
 
+/// HealthyNode's, but its fourth GPU (0000:0a:00.0) negotiated x8 of its x16.
+inline void SickNode(FakeSysfs& fs) {
+  for (int i = 0; i < 4; ++i) fs.IbPort("mlx5_" + std::to_string(i), 1, "4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)");
+  fs.Gpu("0000:00:01.0", "0000:07:00.0", "32.0", 16, "32.0", 16, "32.0");
+  fs.Gpu("0000:00:02.0", "0000:08:00.0", "32.0", 16, "32.0", 16, "32.0");
+  fs.Gpu("0000:00:03.0", "0000:09:00.0", "32.0", 16, "32.0", 16, "32.0");
+  fs.Gpu("0000:00:04.0", "0000:0a:00.0", "32.0", 8, "32.0", 16, "32.0");
+  fs.Numa(0, "0-15", 131072);
+  fs.Numa(1, "16-31", 131072);
+}
+
 }  // namespace topolaunch::testing

@@ -40,15 +40,8 @@ TEST(PrologTemplate, DrainsASickNodeWithTheAuditReasonAndLeavesAHealthyOneAlone)
   EXPECT_EQ(ok.exit_code, 0) << ok.Describe();
   EXPECT_EQ(NodeState(**slurm, "n1").find("DRAIN"), std::string::npos) << NodeState(**slurm, "n1");
 
-  // The healthy node, but its fourth GPU negotiated x8 of its x16.
   FakeSysfs sick;
-  for (int i = 0; i < 4; ++i) sick.IbPort("mlx5_" + std::to_string(i), 1, "4: ACTIVE", "5: LinkUp", "200 Gb/sec (4X HDR)");
-  sick.Gpu("0000:00:01.0", "0000:07:00.0", "32.0", 16, "32.0", 16, "32.0");
-  sick.Gpu("0000:00:02.0", "0000:08:00.0", "32.0", 16, "32.0", 16, "32.0");
-  sick.Gpu("0000:00:03.0", "0000:09:00.0", "32.0", 16, "32.0", 16, "32.0");
-  sick.Gpu("0000:00:04.0", "0000:0a:00.0", "32.0", 8, "32.0", 16, "32.0");
-  sick.Numa(0, "0-15", 131072);
-  sick.Numa(1, "16-31", 131072);
+  SickNode(sick);
   ProcessResult bad = RunProlog(**slurm, "n2", sick);
   EXPECT_EQ(bad.exit_code, 1) << bad.Describe();
   std::string state = NodeState(**slurm, "n2");

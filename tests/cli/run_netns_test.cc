@@ -11,7 +11,6 @@
 // The failure jobs use a worker that only sleeps (no torch import, so the
 // suite stays quick on two cores): nothing in it ends by itself, so every
 // process that goes away was stopped by topolaunch.
-#include <dirent.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -31,10 +30,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_test_util.h"
-#include "support/fabric_generator.h"
-#include "support/ibsim_harness.h"
-#include "support/netns_testbed.h"
+#include "cli/run_test_util.h"
 
 namespace topolaunch::testing {
 namespace {
@@ -84,43 +80,6 @@ print("rank", os.environ["RANK"], "sleeping", flush=True)
 time.sleep(300)
 )PY";
 
-// Through a file: the secret must not appear on any command line, ours included.
-std::string Sha256Hex(const std::string& text) {
-  TempDir dir;
-  std::ofstream(dir.File("text"), std::ios::binary) << text;
-  ProcessResult r = RunProcess(ProcessSpec{{"sha256sum", dir.File("text")}, {}, "", seconds(10)});
-  return r.out.substr(0, 64);
-}
-
-std::vector<std::string> Cmdline(pid_t pid) {
-  std::string raw = ReadFile(fmt::format("/proc/{}/cmdline", pid));
-  std::vector<std::string> args;
-  for (size_t start = 0; start < raw.size();) {
-    size_t end = raw.find('\0', start);
-    if (end == std::string::npos) end = raw.size();
-    args.push_back(raw.substr(start, end - start));
-    start = end + 1;
-  }
-  return args;
-}
-
-std::vector<pid_t> AllPids() {
-  std::vector<pid_t> pids;
-  DIR* proc = opendir("/proc");
-  if (!proc) return pids;
-  while (dirent* entry = readdir(proc))
-    if (pid_t pid = static_cast<pid_t>(std::atol(entry->d_name)); pid > 0) pids.push_back(pid);
-  closedir(proc);
-  return pids;
-}
-
-bool WaitUntil(const std::function<bool()>& done, milliseconds limit) {
-  for (Clock::time_point end = Clock::now() + limit;; std::this_thread::sleep_for(milliseconds(100))) {
-    if (done()) return true;
-    if (Clock::now() >= end) return false;
-  }
-}
-
 class RunNetns : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -149,20 +108,9 @@ class RunNetns : public ::testing::Test {
   // topology.json from the live (ibsim) fabric: two leaves, node1+node2 on
   // the first, node3+node4 on the second. Sets skip_ or error_ when it cannot.
   static void WriteTopology() {
-    FatTreeSpec spec;
-    spec.leaves = 2;
-    spec.hosts_per_leaf = 2;
-    spec.spines = 1;
-    std::string netfile = TwoLevelFatTree(spec).netfile;  // "node01 mlx5_0": our hosts are node1..
-    for (size_t at; (at = netfile.find("\"node0")) != std::string::npos;) netfile.replace(at, 6, "\"node");
-    std::ofstream(suite_dir_->File("net")) << netfile;
-    auto sim = IbsimFabric::Start(suite_dir_->File("net"));
-    if (!sim.ok()) {
-      (sim.error().code == ErrorCode::kUnavailable ? skip_ : error_) = "ibsim: " + sim.error().Message();
-      return;
-    }
-    ProcessResult live = (*sim)->Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "-o", Topo()});
-    if (live.exit_code != 0) error_ = "discover --fabric live: " + live.Describe();
+    bool unavailable = false;
+    std::string failed = WriteFourHostTopology(*suite_dir_, {"node1", "node2", "node3", "node4"}, Topo(), unavailable);
+    (unavailable ? skip_ : error_) = failed;
   }
 
   static std::string Topo() { return suite_dir_->File("topo.json"); }
@@ -188,26 +136,9 @@ class RunNetns : public ::testing::Test {
     return path;
   }
 
-  size_t ReadyWorkers() const {
-    size_t n = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
-      n += entry.path().filename().string().starts_with("ready-") ? 1 : 0;
-    return n;
-  }
+  size_t ReadyWorkers() const { return CountReadyMarkers(dir_.path()); }
 
-  // "node2 pid 123: torchrun ..." for every process of a job (the agent,
-  // torchrun, `bind`, workers) still running in any node's namespace.
-  std::vector<std::string> JobProcesses() const {
-    std::vector<std::string> found;
-    for (int i = 1; i <= kNodes; ++i)
-      for (pid_t pid : testbed_->PidsInNode(i)) {
-        std::string line = fmt::format("{}", fmt::join(Cmdline(pid), " "));
-        if (line.find(TopolaunchBinary()) != std::string::npos || line.find("torchrun") != std::string::npos ||
-            line.find(dir_.path()) != std::string::npos)
-          found.push_back(fmt::format("node{} pid {}: {}", i, pid, line));
-      }
-    return found;
-  }
+  std::vector<std::string> JobProcesses() const { return JobProcessesOnNodes(*testbed_, dir_.path()); }
 
   void ExpectNothingLeft(milliseconds limit) const {
     std::vector<std::string> left;
@@ -225,16 +156,8 @@ class RunNetns : public ::testing::Test {
     return std::nullopt;
   }
 
-  // `topolaunch run`'s own PID (nsenter execs it), found by its command line.
-  std::optional<pid_t> FindRun(const std::string& script) const {
-    for (pid_t pid : AllPids()) {
-      std::vector<std::string> args = Cmdline(pid);
-      if (args.size() > 2 && args[0] == TopolaunchBinary() && args[1] == "run" &&
-          std::find(args.begin(), args.end(), script) != args.end())
-        return pid;
-    }
-    return std::nullopt;
-  }
+  // `topolaunch run`'s own PID (nsenter execs it).
+  std::optional<pid_t> FindRun(const std::string& script) const { return FindRunProcess(script); }
 
   // `run`'s result, once it ended by itself within `limit`; else a failure,
   // and `run` is killed (so the test does not wait for RunProcess's limit).
@@ -291,11 +214,7 @@ TEST_F(RunNetns, RanksFollowThePlanAndEveryWorkerGetsItsBindingArgsAndSecret) {
   bool ready = WaitUntil(
       [&] { return ReadyWorkers() == kNodes * kProcs || run.wait_for(milliseconds(0)) == std::future_status::ready; }, seconds(150));
   EXPECT_TRUE(ready) << "not every worker got past its all-reduce";
-  std::vector<std::string> exposed;
-  for (pid_t pid : AllPids()) {
-    std::string line = fmt::format("{}", fmt::join(Cmdline(pid), " "));
-    if (line.find(kSecret) != std::string::npos) exposed.push_back(fmt::format("pid {}: {}", pid, line));
-  }
+  std::vector<std::string> exposed = CommandLinesHolding(kSecret);
   EXPECT_TRUE(exposed.empty()) << "the secret is on a command line:\n" << fmt::format("{}", fmt::join(exposed, "\n"));
   ProcessResult r = run.get();
   ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);

@@ -225,6 +225,19 @@ ProcessSpec NetnsTestbed::InHead(std::vector<std::string> argv, std::vector<std:
   return spec;
 }
 
+// A /sys of the node's own network (its interfaces), with the machine's
+// cgroups moved back on top of it (slurmd needs them).
+ProcessSpec NetnsTestbed::OnNode(int i, std::vector<std::string> argv) const {
+  ProcessSpec spec;
+  spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
+               "private", "--", "/bin/sh", "-c",
+               "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && cg=$(mktemp -d) && mount --rbind /sys/fs/cgroup \"$cg\" && "
+               "mount -t sysfs sysfs /sys && mount --move \"$cg\" /sys/fs/cgroup && rmdir \"$cg\" && shift && exec \"$@\"",
+               NodeName(i), HostsFile()};
+  spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+  return spec;
+}
+
 Status NetnsTestbed::StartSshd(int i) {
   std::string config = dir_.File("sshd_config");
   if (!std::filesystem::exists(config)) {
@@ -235,10 +248,7 @@ Status NetnsTestbed::StartSshd(int i) {
         "PidFile none\nLogLevel INFO\n",
         dir_.path());
   }
-  ProcessSpec spec;
-  spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
-               "private", "--", "/bin/sh", "-c", "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && mount -t sysfs sysfs /sys && shift && exec \"$@\"",
-               NodeName(i), HostsFile(), "/usr/sbin/sshd", "-D", "-e", "-f", config, "-o", "ListenAddress=" + NodeAddress(i)};
+  ProcessSpec spec = OnNode(i, {"/usr/sbin/sshd", "-D", "-e", "-f", config, "-o", "ListenAddress=" + NodeAddress(i)});
   for (const std::string& option : sshd_options_) spec.argv.insert(spec.argv.end(), {"-o", option});
   auto sshd = BackgroundProcess::Start(spec, dir_.File(fmt::format("sshd-{}.log", i)));
   if (!sshd.ok()) return sshd.take_error();

@@ -68,6 +68,10 @@ class NetnsTestbed {
   /// `argv` run inside the head namespace (`nsenter --net`, which execs, so
   /// the child's PID is argv's) with HOME=ClientHome(), `env` on top.
   ProcessSpec InHead(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {}) const;
+  /// `argv` run as node i would run it: in its network namespace, with its
+  /// host name, its /etc/hosts and its own /sys (sshd and slurmd start so).
+  /// The wrapper execs argv, so the child's PID is argv's.
+  ProcessSpec OnNode(int i, std::vector<std::string> argv) const;
   /// A scratch directory removed with the testbed.
   const TempDir& dir() const { return dir_; }
 

@@ -17,6 +17,13 @@
 
 namespace topolaunch::testing {
 
+std::string ShortHostName() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  std::string host(name);
+  return host.substr(0, host.find('.'));
+}
+
 namespace {
 
 void WriteFile(const std::string& path, const std::string& text) {
@@ -29,14 +36,6 @@ std::string ReadWholeFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// slurmctld insists that SlurmctldHost is this machine's short host name.
-std::string ShortHostName() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  std::string host(name);
-  return host.substr(0, host.find('.'));
 }
 
 std::string UserName() {

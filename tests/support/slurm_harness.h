@@ -17,6 +17,10 @@ namespace topolaunch::testing {
 /// Path of `name` on PATH or in /usr/sbin, /sbin; "" when absent.
 std::string FindProgram(const std::string& name);
 
+/// This machine's host name up to its first dot: slurmctld insists that
+/// SlurmctldHost is it.
+std::string ShortHostName();
+
 /// scontrol with its own slurm.conf (ClusterName, SlurmctldHost only).
 class Scontrol {
  public:

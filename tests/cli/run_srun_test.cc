@@ -1,0 +1,397 @@
+// `topolaunch run` inside a real Slurm allocation: slurmctld on the head
+// namespace of a three-node NetnsTestbed, one slurmd per node, Debian's
+// torchrun. The login side has no SSH key unless a test gives it one, so
+// only srun can reach the nodes. The fabric (ibsim, read by `discover
+// --fabric live`) puts node1 and node3 on one leaf and node2 on the other,
+// so the plan's order is not the allocation's sorted order.
+//
+// The workers are plain Python (no torch import: the suite stays quick on
+// two cores); torchrun still starts them, with static rendezvous.
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "audit/audit_fake_sysfs.h"
+#include "cli/run_test_util.h"
+#include "launch/command.h"
+#include "support/slurm_cluster.h"
+
+namespace topolaunch::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kNodes = 3;
+constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kTorchrun = "/usr/bin/torchrun --redirects 9:0 --tee 9:0";  // Debian's torch 1.13 needs these
+constexpr const char* kSecret = "s3cr3t-srun-token-93ab";
+
+// Each worker: its facts as one JSON line, a marker file, then `hold` seconds of sleep.
+constexpr const char* kFactsScript = R"PY(import hashlib, json, os, socket, sys, time
+secret = os.environ.get("MY_TOKEN")
+print("@facts " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname(),
+    "step": os.environ.get("SLURM_STEP_ID"), "job": os.environ.get("SLURM_JOB_ID"), "argv": sys.argv[1:],
+    "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None}), flush=True)
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
+time.sleep(float(os.environ.get("HOLD", "3")))
+)PY";
+
+// Rank 1 fails once every rank is up; the others would sleep for minutes.
+constexpr const char* kFailScript = R"PY(import os, sys, time
+d = os.path.dirname(os.path.abspath(__file__))
+open(os.path.join(d, "ready-" + os.environ["RANK"]), "w").close()
+if os.environ["RANK"] == "1":
+    while len([f for f in os.listdir(d) if f.startswith("ready-")]) < int(os.environ["WORLD_SIZE"]):
+        time.sleep(0.1)
+    print("rank 1 fails", flush=True)
+    sys.exit(3)
+time.sleep(300)
+)PY";
+
+void SetEnv(ProcessSpec& spec, const std::string& name, const std::string& value) {
+  for (auto& [key, v] : spec.env)
+    if (key == name) return void(v = value);
+  spec.env.emplace_back(name, value);
+}
+
+class RunSrun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (auto why = NetnsTestbed::Unavailable()) return void(skip_ = *why);
+    for (const char* program : {kPython, "/usr/bin/torchrun", "/usr/bin/numactl"})
+      if (access(program, X_OK) != 0) return void(error_ = fmt::format("{} is not installed (bash tests/install_deps.sh test)", program));
+    if (std::string missing = SlurmCluster::Missing(); !missing.empty()) return void(error_ = missing);
+    suite_dir_ = std::make_unique<TempDir>();
+    WriteTopology();
+    if (!skip_.empty() || !error_.empty()) return;
+    auto testbed = NetnsTestbed::Start(kNodes);
+    if (!testbed.ok()) return void(error_ = testbed.error().Message());
+    testbed_ = std::move(testbed).value();
+    auto slurm = SlurmCluster::Start(*testbed_);
+    if (!slurm.ok()) return void(error_ = slurm.error().Message());
+    slurm_ = std::move(slurm).value();
+  }
+  static void TearDownTestSuite() {
+    slurm_.reset();
+    testbed_.reset();
+    suite_dir_.reset();
+  }
+  void SetUp() override {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    ASSERT_TRUE(error_.empty()) << error_;
+  }
+
+  // Two leaves: node1 and node3 on the first, node2 (and node4, not in the
+  // cluster) on the second.
+  static void WriteTopology() {
+    bool unavailable = false;
+    std::string failed = WriteFourHostTopology(*suite_dir_, {"node1", "node3", "node2", "node4"}, Topo(), unavailable);
+    (unavailable ? skip_ : error_) = failed;
+  }
+  static std::string Topo() { return suite_dir_->File("topo.json"); }
+
+  // The plan's host order for the whole cluster.
+  static std::vector<std::string> PlanOrder() {
+    ProcessResult planned = RunTopolaunch({"plan", "--topology", Topo(), "--hosts", "node[1-3]", "--nproc-per-node", "1", "--json"});
+    std::vector<std::string> order;
+    EXPECT_EQ(planned.exit_code, 0) << planned.Describe();
+    if (planned.exit_code != 0) return order;
+    json plan = json::parse(planned.out);  // kept: a loop over a temporary's member would dangle
+    for (const json& node : plan.at("nodes")) order.push_back(node.at("host"));
+    return order;
+  }
+
+  // `run`'s options for the suite, then `extra`, the script and its arguments.
+  std::vector<std::string> RunOptions(std::vector<std::string> extra, const std::string& script,
+                                      std::vector<std::string> script_args = {}) const {
+    std::vector<std::string> argv = {"--no-gpus", "--nproc-per-node", "1", "--topology", Topo(), "--torchrun", kTorchrun,
+                                     "--python", kPython};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back(script);
+    argv.insert(argv.end(), script_args.begin(), script_args.end());
+    return argv;
+  }
+
+  // `topolaunch run` with RunOptions.
+  std::vector<std::string> RunArgs(std::vector<std::string> extra, const std::string& script,
+                                   std::vector<std::string> script_args = {}) const {
+    std::vector<std::string> argv = {TopolaunchBinary(), "run"};
+    for (std::string& arg : RunOptions(std::move(extra), script, std::move(script_args))) argv.push_back(std::move(arg));
+    return argv;
+  }
+
+  // ARGV on the login side, in this test's folder, with the secret in its
+  // environment and HOME an empty folder (no SSH key).
+  ProcessSpec LoginSide(std::vector<std::string> argv) const {
+    ProcessSpec spec = slurm_->InHead(std::move(argv), {{"MY_TOKEN", kSecret}});
+    std::filesystem::create_directories(dir_.File("home"));
+    SetEnv(spec, "HOME", dir_.File("home"));
+    spec.cwd = dir_.path();
+    spec.timeout = seconds(120);
+    return spec;
+  }
+
+  // `salloc -N nodes ARGV` on the login side.
+  ProcessSpec Salloc(int nodes, std::vector<std::string> argv) const {
+    std::vector<std::string> salloc = {"salloc", fmt::format("-N{}", nodes)};
+    salloc.insert(salloc.end(), argv.begin(), argv.end());
+    return LoginSide(std::move(salloc));
+  }
+
+  // The exit status of batch job `job` once it has ended (from `scontrol
+  // show job`: no accounting here), -1 when it does not end within `limit`.
+  // sbatch --wait would do, but it polls with a back-off of up to 32 s.
+  int WaitForBatchJob(const std::string& job, milliseconds limit) const {
+    int status = -1;
+    WaitUntil(
+        [&] {
+          std::string info = slurm_->Client({"scontrol", "-o", "show", "job", job}).out;
+          bool ended = info.find("JobState=RUNNING") == std::string::npos && info.find("JobState=PENDING") == std::string::npos &&
+                       info.find("JobState=CONFIGURING") == std::string::npos && info.find("JobState=COMPLETING") == std::string::npos;
+          size_t at = info.find(" ExitCode=");
+          if (ended && at != std::string::npos) status = std::atoi(info.c_str() + at + 10);
+          return ended && at != std::string::npos;
+        },
+        limit);
+    return status;
+  }
+
+  // templates/slurm/sbatch-run.sh submitted with `run_args`, the audit
+  // reading `sysfs`: its exit status once it ended; its output is batch.out.
+  int SbatchTemplate(const FakeSysfs& sysfs, std::vector<std::string> run_args) const {
+    std::vector<std::string> argv = {"sbatch", "--parsable", fmt::format("-N{}", kNodes), "-o", dir_.File("batch.out"),
+                                     std::string(TOPOLAUNCH_SOURCE_DIR) + "/templates/slurm/sbatch-run.sh"};
+    argv.insert(argv.end(), run_args.begin(), run_args.end());
+    ProcessSpec spec = LoginSide(argv);
+    spec.env.emplace_back("TOPOLAUNCH", TopolaunchBinary());
+    spec.env.emplace_back("TOPOLAUNCH_AUDIT_ARGS", "--sysfs-root " + sysfs.root() + " --expect-gpus 4");
+    ProcessResult submitted = RunProcess(spec);
+    EXPECT_EQ(submitted.exit_code, 0) << submitted.Describe();
+    return WaitForBatchJob(submitted.out.substr(0, submitted.out.find_first_of(";\n")), seconds(90));
+  }
+
+  std::string WriteScript(const char* text) const {
+    std::string path = dir_.File("job.py");
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  size_t ReadyWorkers() const { return CountReadyMarkers(dir_.path()); }
+
+  std::vector<std::string> JobProcesses() const { return JobProcessesOnNodes(*testbed_, dir_.path()); }
+
+  void ExpectNothingLeft(milliseconds limit) const {
+    std::vector<std::string> left;
+    bool gone = WaitUntil([&] { return (left = JobProcesses()).empty(); }, limit);
+    EXPECT_TRUE(gone) << "still running:\n" << fmt::format("{}", fmt::join(left, "\n"));
+  }
+
+  static inline std::string skip_, error_;
+  static inline std::unique_ptr<TempDir> suite_dir_;
+  static inline std::unique_ptr<NetnsTestbed> testbed_;
+  static inline std::unique_ptr<SlurmCluster> slurm_;
+  TempDir dir_;
+};
+
+TEST_F(RunSrun, SallocRunsEveryWorkerAsAStepOfTheJobInPlanOrderWithoutSsh) {
+  std::vector<std::string> order = PlanOrder();
+  ASSERT_EQ(order.size(), static_cast<size_t>(kNodes));
+  ASSERT_NE(fmt::format("{}", fmt::join(order, ",")), "node1,node2,node3") << "the fabric should reorder the nodes";
+  const std::vector<std::string> args = {"a b", "it's", "$HOME", "a;b", "line1\nline2", "", "--help", "`id`", "-- "};
+  std::string script = WriteScript(kFactsScript);
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "MY_TOKEN", "--env", "HOLD=4"}, script, args));
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  bool ready = WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                         seconds(90));
+  EXPECT_TRUE(ready) << "not every worker started";
+  std::vector<std::string> exposed = CommandLinesHolding(kSecret);
+  EXPECT_TRUE(exposed.empty()) << "the secret is on a command line:\n" << fmt::format("{}", fmt::join(exposed, "\n"));
+  ProcessResult r = run.get();
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000) << "\n" << Tail(slurm_->Logs(), 2000);
+  EXPECT_NE(r.err.find("launcher: srun: inside Slurm job"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(kSecret), std::string::npos);
+  EXPECT_EQ(r.out.find(kSecret), std::string::npos);
+
+  std::string hash = Sha256Hex(kSecret);
+  std::map<int, json> facts;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find(": @facts "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 9), nullptr, false);
+      ASSERT_TRUE(f.is_object()) << line;
+      facts[f.at("rank").get<int>()] = f;
+    }
+  ASSERT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
+  std::set<std::string> steps;
+  for (int rank = 0; rank < kNodes; ++rank) {
+    const json& f = facts[rank];
+    SCOPED_TRACE(f.dump());
+    EXPECT_EQ(f.at("host"), order[rank]);  // node rank = the plan's, not SLURM_NODEID
+    ASSERT_TRUE(f.at("step").is_string()) << "the worker is not in a job step";
+    steps.insert(f.at("step").get<std::string>());
+    EXPECT_EQ(f.at("job"), facts[0].at("job"));
+    EXPECT_EQ(f.at("argv").get<std::vector<std::string>>(), args);
+    EXPECT_EQ(f.at("secret_sha256"), hash);
+  }
+  EXPECT_EQ(steps.size(), static_cast<size_t>(kNodes)) << "one step per node";
+  EXPECT_NE(r.err.find(fmt::format("Granted job allocation {}", facts[0].at("job").get<std::string>())), std::string::npos)
+      << r.err;
+  ExpectNothingLeft(seconds(6));
+}
+
+TEST_F(RunSrun, AFailingRankEndsTheJobWithinTheStopGraceAndLeavesNothing) {
+  std::string script = WriteScript(kFailScript);
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--grace", "2"}, script));
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)));
+  Clock::time_point failed = Clock::now();
+  ASSERT_EQ(run.wait_for(seconds(30)), std::future_status::ready) << "run did not end after rank 1 failed";
+  auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - failed);
+  ProcessResult r = run.get();
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("exit code 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("first failure"), std::string::npos) << r.err;
+  // torchrun's settle (5 s) plus the 2 s grace, and slack for two busy cores.
+  EXPECT_LT(took, seconds(20)) << took.count() << " ms";
+  ExpectNothingLeft(seconds(6));
+}
+
+// SIGTERM (what Ctrl-C's SIGINT and a time limit also mean) and SIGKILL to
+// `run` itself: every step ends and no worker is left.
+class RunSrunSignal : public RunSrun, public ::testing::WithParamInterface<int> {};
+
+TEST_P(RunSrunSignal, SignallingRunEndsEveryStep) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "HOLD=300", "--grace", "1", "--heartbeat", "1"}, script));
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)));
+  std::optional<pid_t> pid = FindRunProcess(script);
+  ASSERT_TRUE(pid) << "run not found";
+  Clock::time_point sent = Clock::now();
+  kill(*pid, GetParam());
+  ExpectNothingLeft(seconds(8));
+  EXPECT_LT(Clock::now() - sent, seconds(8));
+  ASSERT_EQ(run.wait_for(seconds(30)), std::future_status::ready) << "salloc did not end";
+  ProcessResult r = run.get();
+  if (GetParam() == SIGTERM) {
+    EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, RunSrunSignal, ::testing::Values(SIGTERM, SIGKILL),
+                         [](const ::testing::TestParamInfo<int>& info) { return info.param == SIGTERM ? "Term" : "Kill"; });
+
+TEST_F(RunSrun, ScancelOfTheBatchJobLeavesNoWorker) {
+  std::string script = WriteScript(kFactsScript);
+  std::vector<std::string> argv = RunArgs({"--env", "HOLD=300"}, script);
+  ProcessResult submitted =
+      RunProcess(LoginSide({"sbatch", "--parsable", fmt::format("-N{}", kNodes), "-o", dir_.File("batch.out"), "--wrap", ShellJoin(argv)}));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.Describe();
+  std::string job = submitted.out.substr(0, submitted.out.find_first_of(";\n"));
+  bool ready = WaitUntil([&] { return ReadyWorkers() == kNodes; }, seconds(90));
+  EXPECT_TRUE(ready) << "workers did not start: " << ReadFile(dir_.File("batch.out"));
+  ProcessResult steps = slurm_->Client({"squeue", "-h", "-s", "-j", job, "-o", "%i"});
+  EXPECT_EQ(std::count(steps.out.begin(), steps.out.end(), '\n'), kNodes + 1) << steps.out;  // a step per node and the batch step
+  ProcessResult cancelled = slurm_->Client({"scancel", job});
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.Describe();
+  ExpectNothingLeft(seconds(10));  // KillWait=2
+}
+
+TEST_F(RunSrun, AHostOutsideTheAllocationIsRefusedBeforeAnythingStarts) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessResult r = RunProcess(Salloc(2, RunArgs({"--hosts", "node[1-3]"}, script)));
+  EXPECT_EQ(r.exit_code, 3) << r.Describe();
+  EXPECT_NE(r.err.find("not in Slurm job"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node3"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+  ExpectNothingLeft(seconds(3));
+}
+
+TEST_F(RunSrun, LauncherSrunOutsideAnAllocationIsBadUsage) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessResult r = RunProcess(LoginSide(RunArgs({"--launcher", "srun", "--hosts", "node[1-3]"}, script)));
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("SLURM_JOB_ID is not set"), std::string::npos) << r.err;
+}
+
+TEST_F(RunSrun, LauncherSshInsideTheAllocationStillGoesOverSsh) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--launcher", "ssh", "--env", "HOLD=0"}, script));
+  SetEnv(spec, "HOME", testbed_->ClientHome());  // the testbed's key and known_hosts
+  ProcessResult r = RunProcess(spec);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.err.find("launcher: ssh (--launcher ssh)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"step\": null"), std::string::npos) << "a worker over SSH is in no step: " << r.out;
+}
+
+// templates/slurm/sbatch-run.sh under `sbatch --wait`: every node audits
+// itself (against a fake sysfs: no HCA here), then `run` starts the job.
+TEST_F(RunSrun, TheSbatchTemplateAuditsEveryNodeThenRunsTheJob) {
+  FakeSysfs healthy;
+  HealthyNode(healthy);
+  std::string script = WriteScript(kFactsScript);
+  int status = SbatchTemplate(healthy, RunOptions({"--env", "HOLD=0"}, script));
+  std::string out = ReadFile(dir_.File("batch.out"));
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("launcher: srun (--launcher srun)"), std::string::npos) << out;
+  for (int rank = 0; rank < kNodes; ++rank)
+    EXPECT_NE(out.find(fmt::format("@facts {{\"rank\": {},", rank)), std::string::npos) << out;
+}
+
+TEST_F(RunSrun, TheSbatchTemplateStartsNothingWhenANodeFailsItsAudit) {
+  FakeSysfs sick;
+  SickNode(sick);
+  std::string script = WriteScript(kFactsScript);
+  int status = SbatchTemplate(sick, RunOptions({}, script));
+  std::string out = ReadFile(dir_.File("batch.out"));
+  EXPECT_EQ(status, 4) << out;
+  EXPECT_NE(out.find("0a:00.0"), std::string::npos) << "the findings should name the GPU:\n" << out;
+  EXPECT_NE(out.find("nothing was started"), std::string::npos) << out;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+}
+
+// `plan --format slurm-hostfile` read by its real consumer: task i of
+// `srun --distribution=arbitrary` runs on the file's line i.
+TEST_F(RunSrun, TheSlurmHostfilePlanPlacesSrunTasksInPlanOrder) {
+  std::string ranks = dir_.File("ranks");
+  ProcessResult planned = RunTopolaunch({"plan", "--topology", Topo(), "--hosts", "node[1-3]", "--nproc-per-node", "2",
+                                         "--format", "slurm-hostfile", "-o", ranks});
+  ASSERT_EQ(planned.exit_code, 0) << planned.Describe();
+  std::vector<std::string> lines;
+  std::istringstream in(ReadFile(ranks));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 6u);
+  ASSERT_NE(lines.front() + lines.back(), "node1node3") << "the plan should not be the sorted order";
+  // Set for srun alone: salloc would read it as its own node list.
+  ProcessResult r =
+      RunProcess(Salloc(kNodes, {"--ntasks-per-node=2", "env", "SLURM_HOSTFILE=" + ranks, "srun", "--distribution=arbitrary", "-n6", "--label", "hostname"}));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  std::map<int, std::string> placed;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t colon = line.find(": "); colon != std::string::npos) placed[std::stoi(line.substr(0, colon))] = line.substr(colon + 2);
+  ASSERT_EQ(placed.size(), lines.size()) << r.out;
+  for (size_t task = 0; task < lines.size(); ++task) EXPECT_EQ(placed[static_cast<int>(task)], lines[task]) << "task " << task;
+}
+
+}  // namespace
+}  // namespace topolaunch::testing

@@ -1,0 +1,116 @@
+#include "support/slurm_cluster.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "support/slurm_harness.h"
+
+namespace topolaunch::testing {
+
+std::string SlurmCluster::Missing() {
+  std::string missing;
+  for (const char* program : {"slurmctld", "slurmd", "salloc", "sbatch", "srun", "sinfo", "scancel", "squeue"})
+    if (FindProgram(program).empty()) missing += std::string(missing.empty() ? "" : ", ") + program;
+  if (missing.empty()) return "";
+  return missing + " not installed (slurmctld, slurmd, slurm-client: bash tests/install_deps.sh test)";
+}
+
+Result<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(const NetnsTestbed& testbed) {
+  if (std::string missing = Missing(); !missing.empty()) return Error(ErrorCode::kUnavailable, "slurm", missing);
+  std::unique_ptr<SlurmCluster> self(new SlurmCluster(testbed));
+  const TempDir& dir = self->dir_;
+  for (const char* sub : {"state", "spool", "log", "run"}) std::filesystem::create_directories(dir.File(sub));
+  self->conf_path_ = dir.File("slurm.conf");
+  int n = testbed.nodes();
+  for (int i = 1; i <= n; ++i) std::filesystem::create_directories(dir.File("spool/" + testbed.NodeName(i)));
+  std::ofstream(self->conf_path_) << fmt::format(R"(ClusterName=tlnetns
+SlurmctldHost={host}(10.200.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=6817
+SlurmdPort=6818
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation={dir}/state
+SlurmdSpoolDir={dir}/spool/%n
+SlurmctldPidFile={dir}/run/slurmctld.pid
+SlurmdPidFile={dir}/run/slurmd-%n.pid
+SlurmctldLogFile={dir}/log/slurmctld.log
+SlurmdLogFile={dir}/log/slurmd-%n.log
+MailProg=/bin/true
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+SlurmdParameters=config_overrides
+KillWait=2
+SlurmctldDebug=info
+SlurmdDebug=info
+NodeName=node[1-{n}] NodeAddr=10.200.0.[2-{last}] CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+)",
+                                                 fmt::arg("host", ShortHostName()), fmt::arg("dir", dir.path()),
+                                                 fmt::arg("n", n), fmt::arg("last", n + 1));
+  if (Status up = self->Launch(); !up.ok()) return up.take_error();
+  return self;
+}
+
+Status SlurmCluster::Launch() {
+  auto controller = BackgroundProcess::Start(
+      testbed_.InHead({FindProgram("slurmctld"), "-D", "-i", "-f", conf_path_}, {{"SLURM_CONF", conf_path_}}),
+      dir_.File("slurmctld.out"));
+  if (!controller.ok()) return controller.take_error();
+  controller_ = std::move(controller).value();
+  if (Status up = controller_->WaitForLog("Running as primary controller", std::chrono::seconds(20)); !up.ok())
+    return Error(ErrorCode::kUnavailable, "slurmctld", up.error().Message() + "\n" + Tail(Logs()));
+  for (int i = 1; i <= testbed_.nodes(); ++i) {
+    ProcessSpec spec = testbed_.OnNode(i, {FindProgram("slurmd"), "-D", "-f", conf_path_, "-N", testbed_.NodeName(i)});
+    spec.env = {{"SLURM_CONF", conf_path_}};
+    auto daemon = BackgroundProcess::Start(spec, dir_.File(fmt::format("slurmd-{}.out", i)));
+    if (!daemon.ok()) return daemon.take_error();
+    daemons_.push_back(std::move(daemon).value());
+  }
+  for (int tries = 0; tries < 120; ++tries) {
+    ProcessResult idle = Client({"sinfo", "-h", "-N", "-t", "idle", "-o", "%N"});
+    if (std::count(idle.out.begin(), idle.out.end(), '\n') == testbed_.nodes()) return Ok{};
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return Error(ErrorCode::kTimeout, "slurm", "the nodes are not idle after 30 s\n" + Tail(Logs(), 3000));
+}
+
+SlurmCluster::~SlurmCluster() {
+  daemons_.clear();
+  controller_.reset();
+}
+
+ProcessSpec SlurmCluster::InHead(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env) const {
+  env.insert(env.begin(), {"SLURM_CONF", conf_path_});
+  return testbed_.InHead(std::move(argv), std::move(env));
+}
+
+ProcessResult SlurmCluster::Client(std::vector<std::string> argv) const {
+  ProcessSpec spec = InHead(std::move(argv));
+  spec.timeout = std::chrono::seconds(30);
+  return RunProcess(spec);
+}
+
+std::string SlurmCluster::Logs() const {
+  std::string logs = "slurmctld: " + ReadFile(dir_.File("log/slurmctld.log")) + ReadFile(dir_.File("slurmctld.out"));
+  for (int i = 1; i <= testbed_.nodes(); ++i)
+    logs += fmt::format("\nslurmd node{}: {}{}", i, ReadFile(dir_.File(fmt::format("log/slurmd-node{}.log", i))),
+                        ReadFile(dir_.File(fmt::format("slurmd-{}.out", i))));
+  return logs;
+}
+
+}  // namespace topolaunch::testing

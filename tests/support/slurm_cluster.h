@@ -1,0 +1,56 @@
+// A real Slurm cluster on a NetnsTestbed: slurmctld in the head namespace
+// (the login node, 10.200.0.1), one slurmd on every node, each in its node's
+// namespace with its node's host name (see TESTBED.md). auth/none and
+// cred/none (Debian's Slurm 22.05 still has them), so no munged is needed;
+// fixed ports, as each namespace has its own network. State, spool and
+// logs live in a temporary directory; the destructor kills the daemons
+// with their process groups (and slurmd's step daemons with the node's
+// namespace, when the testbed goes).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/netns_testbed.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+#include "topolaunch/result.h"
+
+namespace topolaunch::testing {
+
+class SlurmCluster {
+ public:
+  /// The programs it needs and that are missing ("" when none is): a test
+  /// fails with this, naming the package to install.
+  static std::string Missing();
+  /// Writes slurm.conf (node1..N, CPUs=2 with config_overrides, KillWait=2),
+  /// starts slurmctld and every slurmd and waits until every node is idle.
+  /// Errors: kUnavailable or kTimeout with the daemons' log tails.
+  static Result<std::unique_ptr<SlurmCluster>> Start(const NetnsTestbed& testbed);
+  ~SlurmCluster();
+  SlurmCluster(const SlurmCluster&) = delete;
+  SlurmCluster& operator=(const SlurmCluster&) = delete;
+
+  /// `argv` in the head namespace with SLURM_CONF set (and the testbed's
+  /// HOME), `env` on top: salloc, sbatch, squeue, scancel.
+  ProcessSpec InHead(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {}) const;
+  /// Runs a Slurm client to completion in the head namespace (30 s limit).
+  ProcessResult Client(std::vector<std::string> argv) const;
+  const std::string& conf_path() const { return conf_path_; }
+  /// slurmctld's and every slurmd's log, for failure messages.
+  std::string Logs() const;
+
+ private:
+  explicit SlurmCluster(const NetnsTestbed& testbed) : testbed_(testbed) {}
+  Status Launch();
+
+  const NetnsTestbed& testbed_;
+  TempDir dir_;
+  std::string conf_path_;
+  std::unique_ptr<BackgroundProcess> controller_;
+  std::vector<std::unique_ptr<BackgroundProcess>> daemons_;
+};
+
+}  // namespace topolaunch::testing
