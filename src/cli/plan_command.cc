@@ -9,6 +9,7 @@
 #include "core/hostfile.h"
 #include "core/hostlist.h"
 #include "core/text_io.h"
+#include "launch/job_spec.h"
 #include "rankmap/audit_health.h"
 #include "rankmap/bindings.h"
 #include "rankmap/plan_builder.h"
@@ -34,13 +35,15 @@ struct PlanFlags {
   bool json = false;
   std::string format = "text";
   std::string output;
+  int master_port = 29500;  ///< for --format torchrun
 };
 
 // The plan as --format asks.
-std::string FormatPlan(const Plan& plan, const Topology* topology, const std::string& format) {
+std::string FormatPlan(const Plan& plan, const Topology* topology, const std::string& format, int master_port) {
   if (format == "json") return FormatPlanJson(plan);
   if (format == "hostfile") return FormatPlanHostfile(plan);
   if (format == "slurm-hostfile") return FormatPlanSlurmHostfile(plan);
+  if (format == "torchrun") return FormatPlanTorchrunLines(plan, master_port);
   return FormatPlanText(plan, topology);
 }
 
@@ -95,7 +98,7 @@ int RunPlan(const PlanFlags& flags) {
     for (const SkippedHost& s : plan->skipped) Note(fmt::format("skipped {}: {}", s.host, s.reason));
     for (const std::string& note : plan->notes) Note(note);
   }
-  return WriteOutput(flags.output, FormatPlan(*plan, t, format));
+  return WriteOutput(flags.output, FormatPlan(*plan, t, format, flags.master_port));
 }
 
 }  // namespace
@@ -115,6 +118,8 @@ Examples:
   topolaunch plan --topology topology.json --nproc-per-node 8 --format hostfile -o hosts   # deepspeed --hostfile hosts
   topolaunch plan --topology topology.json --nproc-per-node 8 --format slurm-hostfile -o ranks
   SLURM_HOSTFILE=ranks srun --distribution=arbitrary -n 128 python train.py  # 128 = lines of ranks
+  topolaunch plan --topology topology.json --hosts 'node[1-4]' --format torchrun |
+    while IFS=$'\t' read -r host cmd; do ssh -n "$host" "$cmd train.py" & done; wait
   srun ... topolaunch plan --topology topology.json --nproc-per-node 8   # uses SLURM_JOB_NODELIST)");
   cmd->add_option("--topology", flags->topology, "topology.json from 'topolaunch discover' (without it: given order, no binding)");
   auto* hosts = cmd->add_option("--hosts", flags->hosts, "host list, Slurm syntax ('node[01-16]')");
@@ -128,9 +133,13 @@ Examples:
   cmd->add_option("--cuda-visible-devices", flags->cuda_visible_devices, "GPU indexes (PCI bus order) the ranks may use, e.g. 0,1,2,3");
   cmd->add_flag("--json", flags->json, "print the plan as JSON (schema topolaunch.plan/1); same as --format json");
   cmd->add_option("--format", flags->format,
-                  "text, json, hostfile ('HOST slots=N' for deepspeed/mpirun --hostfile) or slurm-hostfile "
-                  "(a line per rank for SLURM_HOSTFILE + srun --distribution=arbitrary)")
-      ->check(CLI::IsMember({"text", "json", "hostfile", "slurm-hostfile"}));
+                  "text, json, hostfile ('HOST slots=N' for deepspeed/mpirun --hostfile), slurm-hostfile "
+                  "(a line per rank for SLURM_HOSTFILE + srun --distribution=arbitrary) or torchrun ('HOST<tab>torchrun "
+                  "...' per node: its static-rendezvous command line, the script to append)")
+      ->check(CLI::IsMember({"text", "json", "hostfile", "slurm-hostfile", "torchrun"}));
+  cmd->add_option("--master-port", flags->master_port, "rendezvous port in --format torchrun's lines")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
   cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
   cmd->callback([flags, &exit_status] { exit_status = RunPlan(*flags); });
 }

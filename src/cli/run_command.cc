@@ -54,6 +54,10 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
                   "ranks per node (default: the hostfile's slots, else one per GPU, the count every node reports in the "
                   "preflight; 1 with --no-gpus)")
       ->check(CLI::Range(1, 4096));
+  cmd->add_option("--nnodes", flags->nnodes,
+                  "use this many hosts of the pool, chosen by the fabric as `plan --nnodes` does (fewest leaves, then "
+                  "fewest spine groups); the rest stay idle and are named")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--topology", flags->topology, "topology.json from `topolaunch discover` (default: the live fabric when this machine has an HCA)");
   cmd->add_flag("--dry-run", flags->dry_run, "run the preflight, print each node's exact command and environment (secrets masked), start nothing");
   cmd->add_option("--torchrun", flags->torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")

@@ -189,6 +189,7 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   if (!topology.ok()) return topology.take_error();
   job.topology = std::move(topology).value();
   job.request.hosts = job.hosts;
+  if (flags.nnodes > 0) job.request.nnodes = flags.nnodes;
   // Without --nproc-per-node: the hostfile's common slots, else 1 with
   // --no-gpus, else one per GPU, known after the preflight (the order does
   // not depend on it).
@@ -218,6 +219,24 @@ std::unique_ptr<Executor> MakeExecutor(const Job& job, const std::optional<SshOp
   if (ssh) return std::make_unique<SshExecutor>(*ssh);
   if (job.launcher.kind == LauncherKind::kSrun) return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>());
   return std::make_unique<LocalExecutor>();
+}
+
+// With --nnodes: the pool's hosts the plan did not choose (they stay idle),
+// then the ones it skipped, with why.
+std::vector<std::string> IdleHostNotes(const Job& job, const Plan& order) {
+  std::vector<std::string> notes;
+  if (!job.request.nnodes) return notes;
+  std::set<std::string> used;
+  for (const PlanNode& node : order.nodes) used.insert(node.host);
+  for (const SkippedHost& s : order.skipped) used.insert(s.host);
+  std::vector<std::string> idle;
+  for (const std::string& host : job.hosts)
+    if (!used.contains(host)) idle.push_back(host);
+  if (!idle.empty())
+    notes.push_back(fmt::format("--nnodes {}: {} host(s) of the pool stay idle: {}", *job.request.nnodes, idle.size(),
+                                HostListForMessages(idle)));
+  for (const SkippedHost& s : order.skipped) notes.push_back(fmt::format("skipped {}: {}", s.host, s.reason));
+  return notes;
 }
 
 // srun starts steps only on the allocation's nodes; a planned host outside
@@ -410,6 +429,7 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   std::vector<SessionNode> nodes;
   for (const PlanNode& node : order->nodes) nodes.push_back({node.host, node.node_rank});
   Note("launcher: " + job.launcher.why);
+  for (const std::string& note : IdleHostNotes(job, *order)) Note(note);
   if (std::vector<std::string> outside = HostsOutsideAllocation(job, nodes); !outside.empty()) {
     PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not in Slurm job {}'s allocation ({}): {}; "
                                 "srun starts steps only there, so nothing was started (--launcher ssh reaches other hosts)\n",

@@ -14,6 +14,7 @@ struct RunFlags {
   std::string launcher = "auto";  ///< auto, ssh, srun, local (see launch/launcher_choice.h)
   std::string topology;
   int nproc_per_node = 0;
+  int nnodes = 0;  ///< 0 = every host of the pool
   bool dry_run = false;
   bool no_gpus = false;
   bool allow_unknown = false;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "launch/binding_spec.h"
+#include "launch/command.h"
 
 namespace topolaunch {
 
@@ -11,7 +12,7 @@ std::string MasterAddress(const JobSpec& spec, const Plan& plan) {
   return plan.nodes.front().host;
 }
 
-std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node) {
+std::vector<std::string> TorchrunRendezvousArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node) {
   std::vector<std::string> argv = spec.torchrun;
   argv.push_back(fmt::format("--nnodes={}", plan.nodes.size()));
   argv.push_back(fmt::format("--nproc_per_node={}", plan.nproc_per_node));
@@ -19,10 +20,23 @@ std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, con
   argv.push_back("--master_addr=" + MasterAddress(spec, plan));
   argv.push_back(fmt::format("--master_port={}", spec.master_port));
   argv.push_back("--rdzv_backend=static");
+  return argv;
+}
+
+std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node) {
+  std::vector<std::string> argv = TorchrunRendezvousArgv(spec, plan, node);
   argv.push_back("--no_python");
   argv.insert(argv.end(), {spec.topolaunch, "bind", "--", spec.python, spec.script});
   argv.insert(argv.end(), spec.script_args.begin(), spec.script_args.end());
   return argv;
+}
+
+std::string FormatPlanTorchrunLines(const Plan& plan, int master_port) {
+  JobSpec spec;
+  spec.master_port = master_port;
+  std::string out;
+  for (const PlanNode& node : plan.nodes) out += node.host + "\t" + ShellJoin(TorchrunRendezvousArgv(spec, plan, node)) + "\n";
+  return out;
 }
 
 LaunchMessage NodeLaunchMessage(const JobSpec& spec, const Plan& plan, const PlanNode& node, EnvList env) {

@@ -46,8 +46,18 @@ struct JobSpec {
 /// The master address the nodes use: spec.master_addr, else node rank 0's host.
 std::string MasterAddress(const JobSpec& spec, const Plan& plan);
 
+/// TORCHRUN and its rendezvous options for `node`: the file comment's line
+/// up to `--rdzv_backend=static`.
+std::vector<std::string> TorchrunRendezvousArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node);
+
 /// torchrun's argv for `node` (see the file comment).
 std::vector<std::string> TorchrunArgv(const JobSpec& spec, const Plan& plan, const PlanNode& node);
+
+/// `plan --format torchrun`: per node in node-rank order, `HOST` and a tab,
+/// then its shell-quoted TorchrunRendezvousArgv (torchrun, master node rank
+/// 0's host, `master_port`), for the user to append the script to; the
+/// bindings are not in it (they are `topolaunch run`'s, through `bind`).
+std::string FormatPlanTorchrunLines(const Plan& plan, int master_port);
 
 /// The launch message for `node`: TorchrunArgv, `env` followed by
 /// TOPOLAUNCH_BINDINGS (when any rank is bound), the cwd, grace and

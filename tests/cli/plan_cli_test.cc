@@ -98,6 +98,16 @@ TEST_F(PlanCli, LauncherFormatsKeepThePlanOrder) {
   expected.clear();
   for (const std::string& host : order) expected += host + "\n" + host + "\n";
   EXPECT_EQ(ranks.out, expected);
+  ProcessResult torchrun = Plan({"--format", "torchrun", "--master-port", "29777"});
+  ASSERT_EQ(torchrun.exit_code, 0) << torchrun.err;
+  std::istringstream lines(torchrun.out);
+  size_t n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    ASSERT_LT(n, order.size());
+    EXPECT_TRUE(line.starts_with(order[n] + "\t'torchrun' '--nnodes=16' '--nproc_per_node=2'")) << line;
+    EXPECT_NE(line.find(fmt::format("'--node_rank={}' '--master_addr={}' '--master_port=29777'", n, order[0])), std::string::npos) << line;
+  }
+  EXPECT_EQ(n, order.size());
 
   WriteFile(dir_.File("hosts"), hostfile.out);
   ProcessResult again = RunTopolaunch({"plan", "--hostfile", dir_.File("hosts"), "--json"}, kNoSlurm);

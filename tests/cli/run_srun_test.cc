@@ -393,5 +393,48 @@ TEST_F(RunSrun, TheSlurmHostfilePlanPlacesSrunTasksInPlanOrder) {
   for (size_t task = 0; task < lines.size(); ++task) EXPECT_EQ(placed[static_cast<int>(task)], lines[task]) << "task " << task;
 }
 
+// `plan --format torchrun` read by its real consumer: each node's line
+// started there (here by srun, one step per node), the ranks land where
+// the plan said. Debian's torch 1.13 needs its two extra options.
+TEST_F(RunSrun, TheTorchrunPlanLinesStartRanksWhereThePlanSaid) {
+  std::vector<std::string> order = PlanOrder();
+  ASSERT_EQ(order.size(), static_cast<size_t>(kNodes));
+  ProcessResult planned = RunTopolaunch({"plan", "--topology", Topo(), "--hosts", "node[1-3]", "--nproc-per-node", "1",
+                                         "--format", "torchrun", "--master-port", "29571", "-o", dir_.File("lines")});
+  ASSERT_EQ(planned.exit_code, 0) << planned.Describe();
+  std::string script = WriteScript(kFactsScript);
+  std::string starter = fmt::format(
+      "while IFS=$'\\t' read -r host cmd; do cmd=${{cmd/\\'torchrun\\'/{}}}; "
+      "srun -N1 -n1 -w \"$host\" --overlap bash -c \"$cmd {}\" & done < {}; wait",
+      kTorchrun, ShellQuote(script), ShellQuote(dir_.File("lines")));
+  ProcessSpec spec = Salloc(kNodes, {"bash", "-c", starter});
+  SetEnv(spec, "HOLD", "0");
+  ProcessResult r = RunProcess(spec);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\n" << r.out;
+  std::map<int, std::string> hosts;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find("@facts "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 7), nullptr, false);
+      ASSERT_TRUE(f.is_object()) << line;
+      hosts[f.at("rank").get<int>()] = f.at("host");
+    }
+  ASSERT_EQ(hosts.size(), static_cast<size_t>(kNodes)) << r.out << r.err;
+  for (int rank = 0; rank < kNodes; ++rank) EXPECT_EQ(hosts[rank], order[rank]) << "rank " << rank;
+}
+
+// --nnodes 2 of three: the two hosts of one leaf run, the third is named idle.
+TEST_F(RunSrun, NnodesChoosesByTheFabricAndNamesTheIdleHosts) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessResult r = RunProcess(Salloc(kNodes, RunArgs({"--nnodes", "2", "--env", "HOLD=0"}, script)));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.err.find("--nnodes 2: 1 host(s) of the pool stay idle: node2"), std::string::npos) << r.err;
+  std::set<std::string> used;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find(": @facts "); at != std::string::npos) used.insert(json::parse(line.substr(at + 9)).at("host"));
+  EXPECT_EQ(used, (std::set<std::string>{"node1", "node3"})) << r.out;
+}
+
 }  // namespace
 }  // namespace topolaunch::testing

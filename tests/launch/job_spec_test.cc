@@ -37,6 +37,15 @@ TEST(JobSpecTest, TorchrunArgvUsesStaticRendezvousAndBindsWorkers) {
   EXPECT_EQ(TorchrunArgv(spec, plan, plan.nodes[1]), expected);
 }
 
+TEST(JobSpecTest, PlanTorchrunLinesAreEachNodesRendezvousInNodeRankOrder) {
+  EXPECT_EQ(FormatPlanTorchrunLines(TwoNodePlan(), 29601),
+            "node7\t'torchrun' '--nnodes=2' '--nproc_per_node=2' '--node_rank=0' '--master_addr=node7' "
+            "'--master_port=29601' '--rdzv_backend=static'\n"
+            "node3\t'torchrun' '--nnodes=2' '--nproc_per_node=2' '--node_rank=1' '--master_addr=node7' "
+            "'--master_port=29601' '--rdzv_backend=static'\n");
+  EXPECT_EQ(FormatPlanTorchrunLines(Plan{}, 29500), "");
+}
+
 TEST(JobSpecTest, MasterAddressIsTheFirstNodeUnlessGiven) {
   JobSpec spec;
   Plan plan = TwoNodePlan();
