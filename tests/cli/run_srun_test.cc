@@ -300,6 +300,36 @@ TEST_P(RunSrunSignal, SignallingRunEndsEveryStep) {
 INSTANTIATE_TEST_SUITE_P(Signals, RunSrunSignal, ::testing::Values(SIGTERM, SIGKILL),
                          [](const ::testing::TestParamInfo<int>& info) { return info.param == SIGTERM ? "Term" : "Kill"; });
 
+// srun itself killed (the OOM killer on the login node): Slurm keeps the
+// step and its stdin open, so node2's agent stops by its heartbeat; `run`
+// sees node2 fail and stops the others.
+TEST_F(RunSrun, AKilledSrunEndsItsNodeByTheHeartbeatAndTheJobFails) {
+  std::string script = WriteScript(kFactsScript);
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "HOLD=300", "--grace", "1", "--heartbeat", "1"}, script));
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)));
+  // The srun `run` started (srun forks a helper of its own with the same command line).
+  std::optional<pid_t> srun;
+  for (pid_t pid : AllPids()) {
+    std::vector<std::string> args = Cmdline(pid);
+    std::vector<std::string> parent_args = Cmdline(ParentPid(pid));
+    if (!args.empty() && args[0].ends_with("srun") && std::find(args.begin(), args.end(), "--nodelist=node2") != args.end() &&
+        !parent_args.empty() && parent_args[0] == TopolaunchBinary())
+      srun = pid;
+  }
+  ASSERT_TRUE(srun) << "node2's srun not found";
+  kill(*srun, SIGKILL);
+  ASSERT_EQ(run.wait_for(seconds(30)), std::future_status::ready) << "run did not end";
+  ProcessResult r = run.get();
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("first failure: node2"), std::string::npos) << r.err;
+  ExpectNothingLeft(seconds(8));  // three missed 1 s heartbeats, then a 1 s grace
+  std::vector<std::string> sruns;
+  EXPECT_TRUE(WaitUntil([&] { return (sruns = CommandLinesHolding("--nodelist=node2")).empty(); }, seconds(8)))
+      << "srun left on the login side:\n" << fmt::format("{}", fmt::join(sruns, "\n"));
+}
+
 TEST_F(RunSrun, ScancelOfTheBatchJobLeavesNoWorker) {
   std::string script = WriteScript(kFactsScript);
   std::vector<std::string> argv = RunArgs({"--env", "HOLD=300"}, script);

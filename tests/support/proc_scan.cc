@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -22,6 +23,17 @@ std::vector<std::string> Cmdline(pid_t pid) {
     start = end + 1;
   }
   return args;
+}
+
+pid_t ParentPid(pid_t pid) {
+  std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
+  size_t end = stat.rfind(')');  // the command name may hold spaces and ')'
+  if (end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(end + 1));
+  std::string state;
+  pid_t parent = -1;
+  fields >> state >> parent;
+  return parent;
 }
 
 std::vector<pid_t> AllPids() {

@@ -15,6 +15,9 @@ namespace topolaunch::testing {
 /// The arguments of process `pid` (/proc/PID/cmdline); empty when it is gone.
 std::vector<std::string> Cmdline(pid_t pid);
 
+/// The parent of process `pid` (/proc/PID/stat), -1 when it is gone.
+pid_t ParentPid(pid_t pid);
+
 /// Every process id in /proc.
 std::vector<pid_t> AllPids();
 
