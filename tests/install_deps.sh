@@ -2,14 +2,16 @@
 # Installs the Debian 12 packages topolaunch needs.
 #   tests/install_deps.sh build   # to build and run topolaunch
 #   tests/install_deps.sh test    # also the real parts the tests drive (ibsim, Slurm, sshd, torchrun, ...)
-#                                 # and clang with its sanitizer and libFuzzer runtimes
+#                                 # and clang with its sanitizer and libFuzzer runtimes; Open MPI
+#                                 # (mpirun reads `plan --format rankfile`; it brings libhwloc-plugins,
+#                                 # so hwloc then parses XML with libxml2, as at most MPI sites)
 #   tests/install_deps.sh bench   # also the peers the benchmarks compare with (pdsh, SimGrid)
 set -euo pipefail
 build_pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libhwloc-dev hwloc nlohmann-json3-dev libfmt-dev
             libssh2-1-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags numactl)
 test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld slurmd python3
            openssh-server openssh-client iproute2 util-linux python3-torch
-           clang libclang-rt-dev)
+           clang libclang-rt-dev openmpi-bin)
 bench_pkgs=(pdsh libsimgrid-dev)
 want=("${build_pkgs[@]}")
 case "${1:-build}" in

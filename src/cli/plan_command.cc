@@ -39,11 +39,12 @@ struct PlanFlags {
 };
 
 // The plan as --format asks.
-std::string FormatPlan(const Plan& plan, const Topology* topology, const std::string& format, int master_port) {
+Result<std::string> FormatPlan(const Plan& plan, const Topology* topology, const std::string& format, int master_port) {
   if (format == "json") return FormatPlanJson(plan);
   if (format == "hostfile") return FormatPlanHostfile(plan);
   if (format == "slurm-hostfile") return FormatPlanSlurmHostfile(plan);
   if (format == "torchrun") return FormatPlanTorchrunLines(plan, master_port);
+  if (format == "rankfile") return FormatPlanRankfile(plan);
   return FormatPlanText(plan, topology);
 }
 
@@ -98,7 +99,9 @@ int RunPlan(const PlanFlags& flags) {
     for (const SkippedHost& s : plan->skipped) Note(fmt::format("skipped {}: {}", s.host, s.reason));
     for (const std::string& note : plan->notes) Note(note);
   }
-  return WriteOutput(flags.output, FormatPlan(*plan, t, format, flags.master_port));
+  Result<std::string> text = FormatPlan(*plan, t, format, flags.master_port);
+  if (!text.ok()) return ReportError(text.error());
+  return WriteOutput(flags.output, *text);
 }
 
 }  // namespace
@@ -118,6 +121,8 @@ Examples:
   topolaunch plan --topology topology.json --nproc-per-node 8 --format hostfile -o hosts   # deepspeed --hostfile hosts
   topolaunch plan --topology topology.json --nproc-per-node 8 --format slurm-hostfile -o ranks
   SLURM_HOSTFILE=ranks srun --distribution=arbitrary -n 128 python train.py  # 128 = lines of ranks
+  topolaunch plan --topology topology.json --nproc-per-node 8 --format rankfile -o ranks
+  mpirun --rankfile ranks --mca rmaps_rank_file_physical 1 -np 128 ./app  # each rank on its plan's cores
   topolaunch plan --topology topology.json --hosts 'node[1-4]' --format torchrun |
     while IFS=$'\t' read -r host cmd; do ssh -n "$host" "$cmd train.py" & done; wait
   srun ... topolaunch plan --topology topology.json --nproc-per-node 8   # uses SLURM_JOB_NODELIST)");
@@ -134,9 +139,10 @@ Examples:
   cmd->add_flag("--json", flags->json, "print the plan as JSON (schema topolaunch.plan/1); same as --format json");
   cmd->add_option("--format", flags->format,
                   "text, json, hostfile ('HOST slots=N' for deepspeed/mpirun --hostfile), slurm-hostfile "
-                  "(a line per rank for SLURM_HOSTFILE + srun --distribution=arbitrary) or torchrun ('HOST<tab>torchrun "
+                  "(a line per rank for SLURM_HOSTFILE + srun --distribution=arbitrary), rankfile (Open MPI: 'rank R=HOST "
+                  "slot=CPUS', for mpirun --rankfile FILE --mca rmaps_rank_file_physical 1) or torchrun ('HOST<tab>torchrun "
                   "...' per node: its static-rendezvous command line, the script to append)")
-      ->check(CLI::IsMember({"text", "json", "hostfile", "slurm-hostfile", "torchrun"}));
+      ->check(CLI::IsMember({"text", "json", "hostfile", "slurm-hostfile", "rankfile", "torchrun"}));
   cmd->add_option("--master-port", flags->master_port, "rendezvous port in --format torchrun's lines")
       ->check(CLI::Range(1, 65535))
       ->capture_default_str();

@@ -1,6 +1,11 @@
 // `topolaunch plan` end to end: the binary on generated topology files.
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -115,9 +120,59 @@ TEST_F(PlanCli, LauncherFormatsKeepThePlanOrder) {
   EXPECT_EQ(Hosts(again), order) << "without a topology the file's order is kept";
   EXPECT_NE(again.out.find("\"nproc_per_node\": 2"), std::string::npos);
 
-  ProcessResult bad = Plan({"--format", "rankfile"});
+  ProcessResult rankfile = Plan({"--format", "rankfile"});
+  ASSERT_EQ(rankfile.exit_code, 0) << rankfile.err;
+  expected.clear();
+  for (size_t i = 0; i < order.size(); ++i)
+    expected += fmt::format("rank {}={} slot=0-1\nrank {}={} slot=2-3\n", 2 * i, order[i], 2 * i + 1, order[i]);
+  EXPECT_EQ(rankfile.out, expected);
+
+  ProcessResult bad = Plan({"--format", "mpich"});
   EXPECT_EQ(bad.exit_code, 2) << bad.Describe();
   EXPECT_NE(bad.err.find("--format"), std::string::npos) << bad.err;
+}
+
+// `--format rankfile` read by its real consumer, Open MPI's mpirun, on this
+// machine's own layout: each rank runs on the CPUs its line names.
+TEST_F(PlanCli, TheRankfileIsReadByMpirunAndEachRankRunsOnItsCpus) {
+  ASSERT_EQ(access("/usr/bin/mpirun", X_OK), 0) << "Open MPI is not installed (openmpi-bin: bash tests/install_deps.sh test)";
+  std::string local = dir_.File("local.json");
+  ProcessResult discovered = RunTopolaunch({"discover", "--fabric", "none", "-o", local}, kNoSlurm);
+  ASSERT_EQ(discovered.exit_code, 0) << discovered.Describe();
+  int ranks = std::min(2, static_cast<int>(std::thread::hardware_concurrency()));
+  std::string rankfile = dir_.File("ranks");
+  ProcessResult planned = RunTopolaunch(
+      {"plan", "--topology", local, "--nproc-per-node", std::to_string(ranks), "--format", "rankfile", "-o", rankfile}, kNoSlurm);
+  ASSERT_EQ(planned.exit_code, 0) << planned.Describe();
+  std::map<int, std::string> want;  // rank -> its slot list
+  std::string host;                 // this machine, as the rankfile names it
+  std::istringstream lines(ReadFile(rankfile));
+  for (std::string line; std::getline(lines, line);) {
+    size_t eq = line.find('='), slot = line.find(" slot=");
+    want[std::stoi(line.substr(5, eq - 5))] = line.substr(slot + 6);
+    host = line.substr(eq + 1, slot - eq - 1);
+  }
+  ASSERT_EQ(want.size(), static_cast<size_t>(ranks)) << ReadFile(rankfile);
+  // Each rank's CPUs as mpirun bound them, for the rankfile at `path`.
+  auto bound = [ranks](const std::string& path) {
+    ProcessSpec spec;
+    spec.argv = {"mpirun", "--allow-run-as-root", "--rankfile", path, "--mca", "rmaps_rank_file_physical", "1",
+                 "-np", std::to_string(ranks), "sh", "-c",
+                 "echo \"$OMPI_COMM_WORLD_RANK $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)\""};
+    spec.timeout = std::chrono::seconds(60);
+    ProcessResult r = RunProcess(spec);
+    EXPECT_EQ(r.exit_code, 0) << r.Describe() << "\n" << ReadFile(path);
+    std::map<int, std::string> got;
+    std::istringstream out(r.out);
+    for (int rank; out >> rank;) out >> got[rank];
+    return got;
+  };
+  EXPECT_EQ(bound(rankfile), want);
+  // The file decides, not mpirun's own placement: the lines' slots swapped, the binding follows.
+  if (ranks == 2) {
+    WriteFile(dir_.File("swapped"), fmt::format("rank 0={0} slot={1}\nrank 1={0} slot={2}\n", host, want[1], want[0]));
+    EXPECT_EQ(bound(dir_.File("swapped")), (std::map<int, std::string>{{0, want[1]}, {1, want[0]}}));
+  }
 }
 
 TEST_F(PlanCli, HostsFlagWinsOverSlurmNodelist) {

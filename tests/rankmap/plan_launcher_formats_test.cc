@@ -36,5 +36,30 @@ TEST(PlanLauncherFormats, SlurmHostfileHasALinePerRankInRankOrder) {
   EXPECT_EQ(FormatPlanSlurmHostfile(Plan{}), "");
 }
 
+TEST(PlanLauncherFormats, RankfileBindsEachRankToItsPuOsIndexes) {
+  Plan plan = ThreeNodes();
+  plan.nodes[2].local.push_back({1, "", {}, {}, {}, ""});  // node11: both ranks known
+  std::vector<std::vector<int>> cpus = {{0, 1, 2, 64, 65, 66}, {3, 4, 5, 67, 68, 69}};
+  for (PlanNode& node : plan.nodes)
+    for (RankBinding& rank : node.local) rank.cpus = cpus[static_cast<size_t>(rank.local_rank)];
+  Result<std::string> rankfile = FormatPlanRankfile(plan);
+  ASSERT_TRUE(rankfile.ok()) << rankfile.error().Message();
+  EXPECT_EQ(*rankfile,
+            "rank 0=node07 slot=0-2,64-66\nrank 1=node07 slot=3-5,67-69\n"
+            "rank 2=node02 slot=0-2,64-66\nrank 3=node02 slot=3-5,67-69\n"
+            "rank 4=node11 slot=0-2,64-66\nrank 5=node11 slot=3-5,67-69\n");
+}
+
+TEST(PlanLauncherFormats, RankfileNamesTheHostsWhoseCpusAreUnknown) {
+  Plan plan = ThreeNodes();  // nobody's CPUs are known; node11 also lacks a rank's binding
+  plan.nodes[0].local[0].cpus = {0};
+  plan.nodes[0].local[1].cpus = {1};
+  Result<std::string> rankfile = FormatPlanRankfile(plan);
+  ASSERT_FALSE(rankfile.ok());
+  EXPECT_EQ(rankfile.error().code, ErrorCode::kBadInput);
+  std::string message = rankfile.error().Message();
+  EXPECT_NE(message.find("the CPUs of node[02,11] are unknown"), std::string::npos) << message;  // node07 is bound
+}
+
 }  // namespace
 }  // namespace topolaunch
