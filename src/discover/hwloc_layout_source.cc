@@ -216,6 +216,12 @@ Status LoadXml(HwlocTopology& topology, bool from_file, const std::string& input
 }
 
 Status LoadLive(HwlocTopology& topology) {
+  // PCI devices from Linux's sysfs alone, as when libhwloc-plugins is not
+  // installed: its "pci" component (libpciaccess) finds the same devices but
+  // leaks its state when hwloc unloads it (LeakSanitizer catches it in every
+  // process that loads a layout), and the result must not depend on which
+  // hwloc packages a node happens to have.
+  hwloc_topology_set_components(topology.get(), HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
   if (hwloc_topology_load(topology.get()) != 0)
     return Error(ErrorCode::kUnavailable, "hwloc",
                  fmt::format("cannot read this machine's topology: {}", std::strerror(errno)));
