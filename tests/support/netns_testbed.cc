@@ -226,13 +226,15 @@ ProcessSpec NetnsTestbed::InHead(std::vector<std::string> argv, std::vector<std:
 }
 
 // A /sys of the node's own network (its interfaces), with the machine's
-// cgroups moved back on top of it (slurmd needs them).
+// cgroups (where it has them) moved back on top of it: slurmd needs them.
 ProcessSpec NetnsTestbed::OnNode(int i, std::vector<std::string> argv) const {
   ProcessSpec spec;
   spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
                "private", "--", "/bin/sh", "-c",
-               "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && cg=$(mktemp -d) && mount --rbind /sys/fs/cgroup \"$cg\" && "
-               "mount -t sysfs sysfs /sys && mount --move \"$cg\" /sys/fs/cgroup && rmdir \"$cg\" && shift && exec \"$@\"",
+               "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && "
+               "if [ -d /sys/fs/cgroup ]; then cg=$(mktemp -d) && mount --rbind /sys/fs/cgroup \"$cg\" && "
+               "mount -t sysfs sysfs /sys && mount --move \"$cg\" /sys/fs/cgroup && rmdir \"$cg\"; "
+               "else mount -t sysfs sysfs /sys; fi && shift && exec \"$@\"",
                NodeName(i), HostsFile()};
   spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
   return spec;
