@@ -4,15 +4,6 @@
 
 namespace topolaunch {
 
-std::string_view LauncherName(LauncherKind kind) {
-  switch (kind) {
-    case LauncherKind::kLocal: return "local";
-    case LauncherKind::kSsh: return "ssh";
-    case LauncherKind::kSrun: return "srun";
-  }
-  return "?";
-}
-
 namespace {
 
 Error Refuse(std::string text) { return Error(ErrorCode::kBadUsage, "--launcher", std::move(text)); }

@@ -17,9 +17,6 @@ namespace topolaunch {
 
 enum class LauncherKind { kLocal, kSsh, kSrun };
 
-/// "local", "ssh", "srun".
-std::string_view LauncherName(LauncherKind kind);
-
 struct LauncherFacts {
   std::string requested = "auto";  ///< --launcher: auto, ssh, srun or local
   std::string slurm_job_id;        ///< SLURM_JOB_ID, "" outside an allocation

@@ -138,13 +138,7 @@ class RunNetns : public ::testing::Test {
 
   size_t ReadyWorkers() const { return CountReadyMarkers(dir_.path()); }
 
-  std::vector<std::string> JobProcesses() const { return JobProcessesOnNodes(*testbed_, dir_.path()); }
-
-  void ExpectNothingLeft(milliseconds limit) const {
-    std::vector<std::string> left;
-    bool gone = WaitUntil([&] { return (left = JobProcesses()).empty(); }, limit);
-    EXPECT_TRUE(gone) << "still running:\n" << fmt::format("{}", fmt::join(left, "\n"));
-  }
+  void ExpectNothingLeft(milliseconds limit) const { EXPECT_TRUE(NothingLeftWithin(*testbed_, dir_.path(), limit)); }
 
   // A Python worker of `script` on node `node`, found by its command line
   // (`bind` execs the interpreter, so it is the process torchrun watches).

@@ -187,6 +187,15 @@ class RunSrun : public ::testing::Test {
     return WaitForBatchJob(submitted.out.substr(0, submitted.out.find_first_of(";\n")), seconds(90));
   }
 
+  // Starts `spec` and returns once every node's worker has left its marker,
+  // or the job has ended, or 90 s have passed.
+  std::future<ProcessResult> StartJob(const ProcessSpec& spec) const {
+    std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+    WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+              seconds(90));
+    return run;
+  }
+
   std::string WriteScript(const char* text) const {
     std::string path = dir_.File("job.py");
     std::ofstream(path) << text;
@@ -195,13 +204,7 @@ class RunSrun : public ::testing::Test {
 
   size_t ReadyWorkers() const { return CountReadyMarkers(dir_.path()); }
 
-  std::vector<std::string> JobProcesses() const { return JobProcessesOnNodes(*testbed_, dir_.path()); }
-
-  void ExpectNothingLeft(milliseconds limit) const {
-    std::vector<std::string> left;
-    bool gone = WaitUntil([&] { return (left = JobProcesses()).empty(); }, limit);
-    EXPECT_TRUE(gone) << "still running:\n" << fmt::format("{}", fmt::join(left, "\n"));
-  }
+  void ExpectNothingLeft(milliseconds limit) const { EXPECT_TRUE(NothingLeftWithin(*testbed_, dir_.path(), limit)); }
 
   static inline std::string skip_, error_;
   static inline std::unique_ptr<TempDir> suite_dir_;
@@ -217,10 +220,8 @@ TEST_F(RunSrun, SallocRunsEveryWorkerAsAStepOfTheJobInPlanOrderWithoutSsh) {
   const std::vector<std::string> args = {"a b", "it's", "$HOME", "a;b", "line1\nline2", "", "--help", "`id`", "-- "};
   std::string script = WriteScript(kFactsScript);
   ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "MY_TOKEN", "--env", "HOLD=4"}, script, args));
-  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
-  bool ready = WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
-                         seconds(90));
-  EXPECT_TRUE(ready) << "not every worker started";
+  std::future<ProcessResult> run = StartJob(spec);
+  EXPECT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
   std::vector<std::string> exposed = CommandLinesHolding(kSecret);
   EXPECT_TRUE(exposed.empty()) << "the secret is on a command line:\n" << fmt::format("{}", fmt::join(exposed, "\n"));
   ProcessResult r = run.get();
@@ -259,9 +260,8 @@ TEST_F(RunSrun, SallocRunsEveryWorkerAsAStepOfTheJobInPlanOrderWithoutSsh) {
 TEST_F(RunSrun, AFailingRankEndsTheJobWithinTheStopGraceAndLeavesNothing) {
   std::string script = WriteScript(kFailScript);
   ProcessSpec spec = Salloc(kNodes, RunArgs({"--grace", "2"}, script));
-  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
-  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
-                        seconds(90)));
+  std::future<ProcessResult> run = StartJob(spec);
+  ASSERT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
   Clock::time_point failed = Clock::now();
   ASSERT_EQ(run.wait_for(seconds(30)), std::future_status::ready) << "run did not end after rank 1 failed";
   auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - failed);
@@ -281,9 +281,8 @@ class RunSrunSignal : public RunSrun, public ::testing::WithParamInterface<int> 
 TEST_P(RunSrunSignal, SignallingRunEndsEveryStep) {
   std::string script = WriteScript(kFactsScript);
   ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "HOLD=300", "--grace", "1", "--heartbeat", "1"}, script));
-  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
-  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
-                        seconds(90)));
+  std::future<ProcessResult> run = StartJob(spec);
+  ASSERT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
   std::optional<pid_t> pid = FindRunProcess(script);
   ASSERT_TRUE(pid) << "run not found";
   Clock::time_point sent = Clock::now();
@@ -306,9 +305,8 @@ INSTANTIATE_TEST_SUITE_P(Signals, RunSrunSignal, ::testing::Values(SIGTERM, SIGK
 TEST_F(RunSrun, AKilledSrunEndsItsNodeByTheHeartbeatAndTheJobFails) {
   std::string script = WriteScript(kFactsScript);
   ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "HOLD=300", "--grace", "1", "--heartbeat", "1"}, script));
-  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
-  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == kNodes || run.wait_for(milliseconds(0)) == std::future_status::ready; },
-                        seconds(90)));
+  std::future<ProcessResult> run = StartJob(spec);
+  ASSERT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
   // The srun `run` started (srun forks a helper of its own with the same command line).
   std::optional<pid_t> srun;
   for (pid_t pid : AllPids()) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <gtest/gtest.h>
 
 #include "cli/cli_test_util.h"
 #include "support/fabric_generator.h"
@@ -76,6 +78,16 @@ inline std::vector<std::string> JobProcessesOnNodes(const NetnsTestbed& testbed,
         found.push_back(fmt::format("node{} pid {}: {}", i, pid, line));
     }
   return found;
+}
+
+/// Whether every process of the job in `job_dir` is gone from the nodes
+/// within `limit`; the failure lists what is still running.
+inline ::testing::AssertionResult NothingLeftWithin(const NetnsTestbed& testbed, const std::string& job_dir,
+                                                    std::chrono::milliseconds limit) {
+  std::vector<std::string> left;
+  if (WaitUntil([&] { return (left = JobProcessesOnNodes(testbed, job_dir)).empty(); }, limit))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "still running:\n" << fmt::format("{}", fmt::join(left, "\n"));
 }
 
 /// `topolaunch run`'s own PID for a job of `script`, found by its command line.

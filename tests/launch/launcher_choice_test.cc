@@ -73,11 +73,5 @@ TEST(ChooseLauncher, RefusesWhatCannotWork) {
   EXPECT_NE(Refusal(Outside("pbs")).find("'pbs' is not one of"), std::string::npos);
 }
 
-TEST(LauncherName, NamesEachKind) {
-  EXPECT_EQ(LauncherName(LauncherKind::kLocal), "local");
-  EXPECT_EQ(LauncherName(LauncherKind::kSsh), "ssh");
-  EXPECT_EQ(LauncherName(LauncherKind::kSrun), "srun");
-}
-
 }  // namespace
 }  // namespace topolaunch
