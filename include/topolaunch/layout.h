@@ -30,6 +30,40 @@ struct PcieLink {
   bool operator==(const PcieLink&) const = default;
 };
 
+/// A GPU's membership in a multi-node NVLink fabric (an NVL72-class rack:
+/// trays of GPUs joined by NVLink switches), from NVML's GPU fabric info.
+/// GPUs registered with the same cluster UUID and clique ID reach each other
+/// over NVLink across hosts: NCCL's MNNVL check (mnnvl.cc, paths.cc).
+/// Absent on GPUs without such a fabric: PCIe boards, and HGX/DGX boards
+/// whose NVLink stays inside the host (NVML answers "not supported", or a
+/// completed registration with an all-zero cluster UUID).
+struct GpuFabric {
+  std::string cluster_uuid;       ///< 16 bytes as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex
+  unsigned clique_id = 0;
+  std::string state;              ///< "completed", "in_progress" or "not_started" (kGpuFabricStates)
+  std::string status;             ///< "ok", or NVML's reason the registration failed
+  /// What the fabric's health mask reports as wrong (kGpuFabricHealthIssues);
+  /// empty when healthy or when the driver does not report health.
+  std::vector<std::string> health;
+  bool operator==(const GpuFabric&) const = default;
+
+  /// True when NCCL counts this GPU in an NVLink domain: registration
+  /// completed under a cluster UUID that is not all zeros. (NCCL does not
+  /// look at `status`; `audit` does.)
+  bool InDomain() const;
+};
+
+/// The registration states NVML reports for a GPU of an NVLink fabric, in
+/// nvmlGpuFabricState_t order from 1.
+inline constexpr std::string_view kGpuFabricStates[] = {"not_started", "in_progress", "completed"};
+
+/// The health issues a GpuFabric may list, in healthMask field order.
+inline constexpr std::string_view kGpuFabricHealthIssues[] = {
+    "degraded_bandwidth", "route_recovery", "route_unhealthy", "access_timeout_recovery", "incorrect_configuration"};
+
+/// The all-zero cluster UUID: no multi-node fabric behind the GPU.
+inline constexpr std::string_view kZeroFabricUuid = "00000000-0000-0000-0000-000000000000";
+
 struct Gpu {
   std::string pci_bus_id;         ///< "0000:07:00.0", lowercase
   std::string vendor;             ///< "nvidia" or "amd"
@@ -39,6 +73,7 @@ struct Gpu {
   std::optional<PcieLink> link;
   std::vector<std::string> nvlink_peers;  ///< PCI bus ids of NVLink peers (NVML)
   std::string pci_parent;         ///< the PciBridge right above it; empty on a host bridge or when unknown
+  std::optional<GpuFabric> nvlink_fabric;  ///< NVML's GPU fabric info, when the GPU is in such a fabric
   bool operator==(const Gpu&) const = default;
 };
 

@@ -36,6 +36,7 @@ struct PlanNode {
   std::optional<Guid> leaf;      ///< the leaf of its first cabled HCA (rail 0); absent when unknown
   std::vector<Guid> leaves;      ///< every leaf its HCAs reach, ascending
   std::vector<int> groups;       ///< group index per level above the leaf (groups[0] = spine group / pod)
+  std::string nvlink_domain;     ///< its NVLink domain's name ("nvl0"); empty when in none
   int first_rank = 0;
   std::vector<RankBinding> local;
   bool operator==(const PlanNode&) const = default;
@@ -65,6 +66,10 @@ struct PlanMetrics {
   int hostname_order_ring_leaf_crossings = 0;
   int given_order_ring_leaf_crossings = 0;
   std::vector<LevelCrossings> levels;  ///< levels[0] repeats the leaf figures
+  /// The same below the leaf for NVLink domains (level 0, "nvlink_domain";
+  /// a host in no domain is one of its own), present only when a planned
+  /// host is in a domain.
+  std::optional<LevelCrossings> nvlink_domain;
   bool operator==(const PlanMetrics&) const = default;
 };
 

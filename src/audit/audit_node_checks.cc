@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "audit/audit_node_checks.h"
+#include "audit/audit_nvlink_checks.h"
 
 namespace topolaunch {
 
@@ -141,6 +142,7 @@ void CheckNode(const NodeFacts& facts, const NodeCheckOptions& options, AuditRep
   CheckGpuCount(facts.host, facts.gpus.size(), options.expect_gpus, report);
   report.checks_run.push_back("numa_memory");
   for (const LocalNuma& n : facts.numa) CheckNuma(facts.host, n.node, n.has_cpus, n.memory_bytes, report);
+  CheckNvlinkFabric(facts.nvml_gpus, facts.host, report);
 }
 
 void CheckLayout(const HostLayout& layout, const std::string& host, std::optional<int> expect_gpus,

@@ -52,6 +52,9 @@ struct NodeFacts {
   std::vector<LocalNuma> numa;
   /// Parts that could not be read: each becomes a check that could not run.
   std::vector<CheckFailure> unreadable;
+  /// The NVIDIA GPUs with what NVML says of them (model, NVLink fabric
+  /// info), read on the live machine only; no GPUs when not read.
+  HostLayout nvml_gpus;
 };
 
 struct NodeCheckOptions {
@@ -64,7 +67,8 @@ struct NodeCheckOptions {
 
 /// Judges the facts into `report` (findings, checks_run, checks_failed_to_run):
 /// port_state / link_down / link_width / link_speed / port_counter for HCA
-/// ports, gpu_pcie_link, gpu_count, numa_memory. No InfiniBand port at all
+/// ports, gpu_pcie_link, gpu_count, numa_memory, and the NVLink fabric
+/// checks (audit_nvlink_checks.h) on `nvml_gpus`. No InfiniBand port at all
 /// is a check that could not run (exit 3).
 void CheckNode(const NodeFacts& facts, const NodeCheckOptions& options, AuditReport& report);
 

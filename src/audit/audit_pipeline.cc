@@ -16,6 +16,8 @@
 
 #include "core/text_io.h"
 #include "audit/audit_fabric_checks.h"
+#include "audit/audit_nvlink_checks.h"
+#include "discover/nvml_probe.h"
 #include "audit/audit_node_checks.h"
 #include "audit/audit_sysfs_reader.h"
 #include "discover/hwloc_layout_source.h"
@@ -51,6 +53,21 @@ Result<Fabric> LoadFabric(const AuditOptions& o) {
   return ParseIbnetdiscover(*text, o.fabric);
 }
 
+// This node's NVIDIA GPUs (as sysfs found them) with what NVML says of them,
+// for the NVLink fabric checks: a wedged driver blocks here as it can in
+// sysfs, so it runs on the same helper thread, under the same deadline.
+HostLayout NvmlViewOf(const std::vector<LocalPciLink>& gpus) {
+  HostLayout layout;
+  for (const LocalPciLink& g : gpus) {
+    if (g.vendor != "nvidia") continue;
+    Gpu& gpu = layout.gpus.emplace_back();
+    gpu.pci_bus_id = g.bus_id;
+    gpu.vendor = "nvidia";
+  }
+  if (!layout.gpus.empty()) layout.nvml = ProbeNvml(layout);
+  return layout;
+}
+
 // Runs `work` on a helper thread and waits until the deadline; nullopt when
 // it did not finish (the thread is left behind, owning its own copies).
 std::optional<NodeFacts> ReadFactsBy(const std::string& root, const std::string& host, Clock::time_point deadline) {
@@ -62,6 +79,8 @@ std::optional<NodeFacts> ReadFactsBy(const std::string& root, const std::string&
   auto handoff = std::make_shared<Handoff>();
   std::thread([handoff, root, host] {
     NodeFacts facts = ReadNodeFacts(root, host);
+    // NVML only on the live machine: a test's sysfs tree has no driver behind it.
+    if (root == "/") facts.nvml_gpus = NvmlViewOf(facts.gpus);
     std::lock_guard lock(handoff->mutex);
     handoff->facts = std::move(facts);
     handoff->done.notify_all();
@@ -169,7 +188,10 @@ Status RunFabric(const AuditOptions& o, const CounterThresholds& thresholds, Aud
   Append(report, {"host_rail_count", "default_node_description", "unmapped_ca"}, CheckHosts(fabric, topology));
   if (expected) Append(report, {"link_down"}, CheckExpectedLinks(fabric, *expected));
   for (const TopologyHost& host : topology.hosts)
-    if (host.layout) CheckLayout(*host.layout, host.name, o.expect_gpus, report);
+    if (host.layout) {
+      CheckLayout(*host.layout, host.name, o.expect_gpus, report);
+      CheckNvlinkFabric(*host.layout, host.name, report);
+    }
   if (o.fabric == "live" && o.read_counters) return ReadCounters(o, fabric, topology, thresholds, report);
   return Ok{};
 }
@@ -193,6 +215,7 @@ Result<AuditReport> RunAudit(const AuditOptions& o) {
     if (!layout.ok()) return layout.take_error();
     std::string host = !layout->hostname.empty() ? layout->hostname : o.host;
     CheckLayout(*layout, host, o.local ? std::nullopt : o.expect_gpus, report);
+    CheckNvlinkFabric(*layout, host, report);
   }
   Status status = Ok{};
   if (o.local) status = RunLocal(o, thresholds, report);

@@ -10,6 +10,7 @@
 #include "core/hostlist.h"
 #include "core/text_io.h"
 #include "discover/discover_pipeline.h"
+#include "discover/slurm_block_writer.h"
 #include "discover/slurm_topology_writer.h"
 #include "discover/topology_summary.h"
 #include "topolaunch/topology_json.h"
@@ -62,8 +63,8 @@ int RunDiscover(DiscoverFlags& flags) {
   if (flags.json) flags.format = "json";
   SlurmTreeOptions slurm;
   if (!flags.slurm_nodes.empty()) {
-    if (flags.format != "slurm")
-      return ReportError(Error(ErrorCode::kBadInput, "--slurm-nodes", "is only read with --format slurm"));
+    if (flags.format != "slurm" && flags.format != "slurm-block")
+      return ReportError(Error(ErrorCode::kBadInput, "--slurm-nodes", "is only read with --format slurm or slurm-block"));
     Result<std::vector<std::string>> nodes = ExpandHostList(flags.slurm_nodes);
     if (!nodes.ok()) {
       Error e = nodes.take_error();
@@ -87,7 +88,8 @@ int RunDiscover(DiscoverFlags& flags) {
   } else if (flags.format == "text") {
     data = FormatTopologySummary(*topology);
   } else {
-    Result<std::string> conf = FormatSlurmTopologyConf(*topology, slurm);
+    Result<std::string> conf = flags.format == "slurm-block" ? FormatSlurmBlockConf(*topology, slurm)
+                                                             : FormatSlurmTopologyConf(*topology, slurm);
     if (!conf.ok()) return ReportError(conf.error());
     data = std::move(conf).value();
   }
@@ -105,6 +107,7 @@ void AddDiscoverCommand(CLI::App& app, int& exit_status) {
   topolaunch discover --fabric fabric.ibnet --layout-dir layouts/ -o topology.json
   ibnetdiscover --cache fabric.cache && topolaunch discover --fabric fabric.cache
   topolaunch discover --fabric fabric.ibnet --format slurm -o /etc/slurm/topology.conf
+  topolaunch discover --fabric live --layout-dir layouts/ --format slurm-block -o topology.conf   # NVL72 racks
   topolaunch discover --fabric rail0.ibnet --fabric rail1.ibnet -o topology.json   # one dump per subnet
   topolaunch discover --topology topology.json --format text   # validate and summarize an existing file
 
@@ -124,15 +127,19 @@ Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable 
   cmd->add_option("--node-name-map", flags->discover.node_name_map_file,
                   "GUID -> name map in infiniband-diags' format");
   cmd->add_option("--hwloc-xml", flags->discover.hwloc_xml, "one host's layout from an hwloc XML file");
-  cmd->add_option("--layout-dir", flags->discover.layout_dir, "a folder of HOST.xml hwloc files, one per host");
+  cmd->add_option("--layout-dir", flags->discover.layout_dir,
+                  "a folder of per-host layouts: HOST.xml (hwloc) or HOST.json (written on the host by `discover "
+                  "--fabric none`, with its NVML facts)");
   cmd->add_flag("--no-layout", flags->no_layout, "do not read any host layout");
   cmd->add_option("--topology", flags->topology_in, "read and validate this topology.json instead of discovering");
-  cmd->add_option("--format", flags->format, "json (topology.json), text (summary), slurm (topology.conf)")
-      ->check(CLI::IsMember({"json", "text", "slurm"}))
+  cmd->add_option("--format", flags->format,
+                  "json (topology.json), text (summary), slurm (topology.conf for topology/tree), slurm-block "
+                  "(topology.conf for topology/block: one block per NVLink domain)")
+      ->check(CLI::IsMember({"json", "text", "slurm", "slurm-block"}))
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "same as --format json");
   cmd->add_option("--slurm-nodes", flags->slurm_nodes,
-                  "with --format slurm: only these hosts (a Slurm host list: slurm.conf's NodeName=)");
+                  "with --format slurm or slurm-block: only these hosts (a Slurm host list: slurm.conf's NodeName=)");
   cmd->add_option("-o,--output", flags->output, "write to FILE atomically instead of stdout");
   cmd->callback([flags, &exit_status] { exit_status = RunDiscover(*flags); });
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <variant>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -325,16 +326,32 @@ std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Jo
   return problems;
 }
 
-// The plan again, now with each node's own layout for its bindings; the
-// order was fixed by the fabric before the preflight and must not move.
+// The plan again, now with each node's own layout for its bindings. The
+// order was fixed by the fabric before the preflight; only NVLink domains
+// that the nodes' own layouts show (and the topology did not) can move it,
+// and RunJob then plans again (ReorderedByDomains).
 Result<Plan> PlanWithNodeLayouts(Job& job, const std::vector<SessionNode>& nodes, const std::vector<NodePreflight>& preflight) {
   AttachNodeLayouts(job.topology, nodes, preflight);
-  Result<Plan> plan = ComputePlan(&job.topology, job.request);
-  if (!plan.ok()) return plan;
+  return ComputePlan(&job.topology, job.request);
+}
+
+bool ReorderedByDomains(const Plan& plan, const std::vector<SessionNode>& nodes) {
   for (size_t i = 0; i < nodes.size(); ++i)
-    if (plan->nodes[i].host != nodes[i].host)
-      return Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known");
-  return plan;
+    if (plan.nodes[i].host != nodes[i].host) return true;
+  return false;
+}
+
+// "nvl0: node[01-18], nvl1: node[19-36]", in plan order.
+std::string DomainsOfPlan(const Plan& plan) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> domains;
+  for (const PlanNode& n : plan.nodes) {
+    if (n.nvlink_domain.empty()) continue;
+    if (domains.empty() || domains.back().first != n.nvlink_domain) domains.push_back({n.nvlink_domain, {}});
+    domains.back().second.push_back(n.host);
+  }
+  std::string out;
+  for (const auto& [name, hosts] : domains) out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", name, HostListForMessages(hosts));
+  return out;
 }
 
 // Each node's launch message: its torchrun command and its environment.
@@ -416,13 +433,28 @@ std::function<void(const std::vector<size_t>&, milliseconds)> PreflightProgress(
   };
 }
 
-}  // namespace
+// What a first pass learned that moves the order: the nodes' own layouts
+// put them in NVLink domains the topology did not show. The second pass
+// plans the same nodes with those layouts.
+struct Replan {
+  Topology learned;                // the first pass's topology, the nodes' layouts attached
+  std::vector<std::string> hosts;  // the nodes it chose
+};
 
-int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
-  auto started = std::chrono::steady_clock::now();
+// One pass of the job: its exit status, or a Replan.
+std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<std::string>& script_and_args,
+                                     const Replan* replan, std::chrono::steady_clock::time_point started) {
   Result<Job> prepared = PrepareJob(flags, script_and_args);
   if (!prepared.ok()) return ReportError(prepared.error());
   Job& job = *prepared;
+  if (replan) {
+    for (const TopologyHost& learned : replan->learned.hosts) {
+      const TopologyHost* known = job.topology.FindHost(learned.name);
+      if (learned.layout && (!known || !known->layout)) AttachLayout(job.topology, learned.name, *learned.layout);
+    }
+    job.request.hosts = replan->hosts;
+    job.request.nnodes.reset();  // chosen in the first pass, whose notes said which stay idle
+  }
   Result<Plan> order = ComputePlan(&job.topology, job.request);
   if (!order.ok()) return ReportError(order.error());
 
@@ -515,6 +547,18 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
     session.Abort();
     return ReportError(plan.error());
   }
+  if (ReorderedByDomains(*plan, nodes)) {
+    session.Abort();
+    queued.Finish();
+    if (replan) return ReportError(Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known"));
+    Note(fmt::format("the nodes' own layouts put them in NVLink domains ({}): planning again so that each domain's "
+                     "ranks are together, then a new preflight (a topology.json with the nodes' layouts gives this "
+                     "order at once: discover --layout-dir with each node's HOST.json)",
+                     DomainsOfPlan(*plan)));
+    Replan again{std::move(job.topology), {}};
+    for (const SessionNode& node : nodes) again.hosts.push_back(node.host);
+    return again;
+  }
   for (const std::string& note : plan->notes) Note(note);
   Result<std::vector<LaunchMessage>> launches = BuildLaunches(flags, job, *plan, preflight, master_addr);
   if (!launches.ok()) {
@@ -540,6 +584,17 @@ int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_arg
   PrintTo(stderr, FormatRunSummary(*plan, report, wall));
   if (report.interrupted) return 130;
   return report.first_failure ? 1 : 0;
+}
+
+}  // namespace
+
+int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
+  auto started = std::chrono::steady_clock::now();
+  std::variant<int, Replan> first = RunJobPass(flags, script_and_args, nullptr, started);
+  if (const int* status = std::get_if<int>(&first)) return *status;
+  std::variant<int, Replan> second = RunJobPass(flags, script_and_args, &std::get<Replan>(first), started);
+  if (const int* status = std::get_if<int>(&second)) return *status;
+  return 70;  // not reached: a second pass never asks for a third
 }
 
 }  // namespace topolaunch::cli

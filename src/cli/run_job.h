@@ -1,6 +1,9 @@
 // `topolaunch run` after option parsing: the passes of one job, in order
 // (hosts → fabric order → preflight on every node → plan with the nodes'
-// layouts → env per node → launch or dry-run → supervise → summary).
+// layouts → env per node → launch or dry-run → supervise → summary). When
+// the nodes' own layouts show NVLink domains the topology did not, the
+// order changes: nothing has started, so the job is planned again with
+// those layouts and the new order gets a preflight of its own.
 #pragma once
 
 #include <string>

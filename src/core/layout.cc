@@ -9,6 +9,8 @@
 
 namespace topolaunch {
 
+bool GpuFabric::InDomain() const { return state == "completed" && cluster_uuid != kZeroFabricUuid; }
+
 namespace {
 constexpr std::array<std::pair<PcieRelation, std::string_view>, 5> kRelationNames{{
     {PcieRelation::kSamePcieSwitch, "same_pcie_switch"},

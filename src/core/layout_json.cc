@@ -28,9 +28,29 @@ json PciIdsJson(const PciBridge& b) {
 }
 
 json GpuJson(const Gpu& g) {
-  return {{"pci_bus_id", g.pci_bus_id},    {"vendor", g.vendor}, {"model", g.model},
-          {"os_devices", g.os_devices},    {"numa", g.numa},     {"link_gbytes_per_s", LinkJson(g.link)},
-          {"nvlink_peers", g.nvlink_peers}, {"pci_parent", BridgeIdJson(g.pci_parent)}};
+  json j = {{"pci_bus_id", g.pci_bus_id},    {"vendor", g.vendor}, {"model", g.model},
+            {"os_devices", g.os_devices},    {"numa", g.numa},     {"link_gbytes_per_s", LinkJson(g.link)},
+            {"nvlink_peers", g.nvlink_peers}, {"pci_parent", BridgeIdJson(g.pci_parent)}};
+  // Only GPUs in an NVLink fabric have one: every other layout reads and
+  // writes as before.
+  if (const std::optional<GpuFabric>& f = g.nvlink_fabric)
+    j["nvlink_fabric"] = {{"cluster_uuid", f->cluster_uuid},
+                          {"clique_id", f->clique_id},
+                          {"state", f->state},
+                          {"status", f->status},
+                          {"health", f->health}};
+  return j;
+}
+
+// "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex.
+bool IsFabricUuid(std::string_view id) {
+  constexpr std::string_view kShape = "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh";
+  if (id.size() != kShape.size()) return false;
+  for (size_t i = 0; i < id.size(); ++i) {
+    bool hex = std::isdigit(static_cast<unsigned char>(id[i])) || (id[i] >= 'a' && id[i] <= 'f');
+    if (kShape[i] == 'h' ? !hex : id[i] != kShape[i]) return false;
+  }
+  return true;
 }
 
 json NicJson(const Nic& n) {
@@ -227,7 +247,34 @@ class LayoutReader {
       if (!IsPciBusId(g.nvlink_peers[i]))
         c_.Report(JsonIndex(JsonPath(p, "nvlink_peers"), i), "expected a PCI bus id like \"0000:07:00.0\"");
     g.pci_parent = BridgeId(j, p, "pci_parent");
+    const json* fabric = c_.Member(j, p, "nvlink_fabric", false);
+    if (fabric && !fabric->is_null())
+      if (const json* f = c_.Object(j, p, "nvlink_fabric")) g.nvlink_fabric = ReadGpuFabric(*f, JsonPath(p, "nvlink_fabric"));
     return g;
+  }
+
+  GpuFabric ReadGpuFabric(const json& j, const std::string& p) {
+    GpuFabric f;
+    f.cluster_uuid = c_.String(j, p, "cluster_uuid").value_or("");
+    if (!IsFabricUuid(f.cluster_uuid))
+      c_.Report(JsonPath(p, "cluster_uuid"),
+                fmt::format("expected a UUID like \"0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0\" (lowercase), found \"{}\"",
+                            f.cluster_uuid));
+    f.clique_id = static_cast<unsigned>(c_.Integer(j, p, "clique_id", 0, 0xffffffffLL).value_or(0));
+    f.state = c_.String(j, p, "state").value_or("");
+    if (std::find(std::begin(kGpuFabricStates), std::end(kGpuFabricStates), f.state) == std::end(kGpuFabricStates))
+      c_.Report(JsonPath(p, "state"),
+                fmt::format("expected \"not_started\", \"in_progress\" or \"completed\", found \"{}\"", f.state));
+    f.status = c_.String(j, p, "status").value_or("");
+    if (f.status.empty()) c_.Report(JsonPath(p, "status"), "expected \"ok\" or NVML's reason the registration failed");
+    f.health = c_.StringArray(j, p, "health", false);
+    for (size_t i = 0; i < f.health.size(); ++i)
+      if (std::find(std::begin(kGpuFabricHealthIssues), std::end(kGpuFabricHealthIssues), f.health[i]) ==
+          std::end(kGpuFabricHealthIssues))
+        c_.Report(JsonIndex(JsonPath(p, "health"), i),
+                  fmt::format("expected one of degraded_bandwidth, route_recovery, route_unhealthy, "
+                              "access_timeout_recovery, incorrect_configuration; found \"{}\"", f.health[i]));
+    return f;
   }
 
   Nic ReadNic(const json& j, const std::string& p) {

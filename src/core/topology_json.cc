@@ -11,6 +11,7 @@
 #include "core/json_checker.h"
 #include "core/json_text.h"
 #include "core/layout_json.h"
+#include "core/nvlink_domains.h"
 
 namespace topolaunch {
 
@@ -57,6 +58,9 @@ ordered_json ToJson(const Topology& t) {
   ordered_json& unmapped = doc["unmapped"] = ordered_json::array();
   for (const UnmappedCa& u : t.unmapped)
     unmapped.push_back({{"guid", FormatGuid(u.guid)}, {"description", u.description}, {"reason", u.reason}});
+  // A view of the layouts (nvlink_domains.h), written for people and
+  // scripts; readers recompute it and check that the two agree.
+  doc["nvlink_domains"] = NvlinkDomainsToJson(ComputeNvlinkDomains(t));
   return doc;
 }
 
@@ -196,6 +200,10 @@ Result<Topology> ParseTopologyJson(std::string_view text, std::string_view file_
   ReadHosts(c, doc, t);
   if (c.ok()) CheckReferences(c, t);
   if (!c.ok()) return c.TakeError();
+  // Optional: files written before NVLink domains were known have none.
+  if (auto view = doc.find("nvlink_domains"); view != doc.end())
+    if (Status agrees = CheckNvlinkDomainsView(*view, ComputeNvlinkDomains(t), file_name); !agrees.ok())
+      return agrees.take_error();
   return t;
 }
 

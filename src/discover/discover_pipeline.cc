@@ -11,6 +11,7 @@
 #include "discover/fabric_merge.h"
 #include "discover/hwloc_layout_source.h"
 #include "discover/ibnetdiscover_parser.h"
+#include "discover/json_layout_source.h"
 #include "discover/local_host.h"
 
 namespace topolaunch {
@@ -105,35 +106,43 @@ Result<std::unique_ptr<FabricSource>> OpenFabricFiles(const DiscoverOptions& opt
 }
 
 struct Layouts {
-  std::vector<std::unique_ptr<HwlocLayoutSource>> sources;
+  std::vector<std::unique_ptr<HostLayoutSource>> sources;
   std::vector<LayoutInput> inputs;
 };
 
 Result<Layouts> OpenLayouts(const DiscoverOptions& options) {
   Layouts out;
-  auto add = [&](HwlocLayoutSource source, std::string host, std::string fallback) {
-    out.sources.push_back(std::make_unique<HwlocLayoutSource>(std::move(source)));
+  auto add = [&](std::unique_ptr<HostLayoutSource> source, std::string host, std::string fallback) {
+    out.sources.push_back(std::move(source));
     out.inputs.push_back({std::move(host), std::move(fallback), out.sources.back().get()});
   };
+  auto hwloc = [](HwlocLayoutSource source) { return std::make_unique<HwlocLayoutSource>(std::move(source)); };
   if (!options.layout_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(options.layout_dir, ec))
-      return Error(ErrorCode::kBadInput, options.layout_dir, "not a directory (expected a folder of HOST.xml files)");
+      return Error(ErrorCode::kBadInput, options.layout_dir,
+                   "not a directory (expected a folder of HOST.xml or HOST.json files)");
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(options.layout_dir, ec))
-      if (entry.path().extension() == ".xml") files.push_back(entry.path());
-    if (files.empty()) return Error(ErrorCode::kBadInput, options.layout_dir, "holds no HOST.xml files");
+      if (entry.path().extension() == ".xml" || entry.path().extension() == ".json") files.push_back(entry.path());
+    if (files.empty()) return Error(ErrorCode::kBadInput, options.layout_dir, "holds no HOST.xml or HOST.json files");
     std::sort(files.begin(), files.end());
-    for (const fs::path& file : files) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const fs::path& file = files[i];
       std::string host = file.stem().string();
       if (!IsValidHostName(host))
-        return Error(ErrorCode::kBadInput, file.string(), "the file name must be HOST.xml with a valid host name");
-      add(HwlocLayoutSource::FromXmlFile(file.string()), host, host);
+        return Error(ErrorCode::kBadInput, file.string(),
+                     "the file name must be HOST.xml or HOST.json with a valid host name");
+      if (i > 0 && files[i - 1].stem() == file.stem())
+        return Error(ErrorCode::kBadInput, file.string(),
+                     fmt::format("{} has a layout in {} too: keep one", host, files[i - 1].filename().string()));
+      if (file.extension() == ".json") add(std::make_unique<JsonLayoutSource>(file.string()), host, host);
+      else add(hwloc(HwlocLayoutSource::FromXmlFile(file.string())), host, host);
     }
   }
   if (!options.hwloc_xml.empty())
-    add(HwlocLayoutSource::FromXmlFile(options.hwloc_xml), "", fs::path(options.hwloc_xml).stem().string());
-  if (out.inputs.empty() && options.local_layout) add(HwlocLayoutSource::Live(), "", LocalShortHostName());
+    add(hwloc(HwlocLayoutSource::FromXmlFile(options.hwloc_xml)), "", fs::path(options.hwloc_xml).stem().string());
+  if (out.inputs.empty() && options.local_layout) add(hwloc(HwlocLayoutSource::Live()), "", LocalShortHostName());
   return out;
 }
 

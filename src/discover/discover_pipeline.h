@@ -22,7 +22,7 @@ struct DiscoverOptions {
   LiveFabricOptions live;
   std::string node_name_map_file;  ///< empty: none
   std::string hwloc_xml;           ///< one host's XML
-  std::string layout_dir;          ///< HOST.xml files
+  std::string layout_dir;          ///< HOST.xml (hwloc) and HOST.json (discover --fabric none) files
   /// Attach this machine's live layout. Ignored when hwloc_xml/layout_dir
   /// are given; the CLI turns it off for fabric files (another cluster).
   bool local_layout = true;

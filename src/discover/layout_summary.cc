@@ -44,6 +44,12 @@ std::string FormatLayoutSummary(const std::string& host, const HostLayout& layou
                        Numa(g.numa), Link(g.link));
     if (const GpuNicPath* nic = NearestNic(layout, g.pci_bus_id))
       out += fmt::format(" -> nearest NIC {} ({})", nic->nic, PcieRelationName(nic->relation));
+    if (const std::optional<GpuFabric>& f = g.nvlink_fabric) {
+      out += fmt::format("; NVLink fabric clique {} of cluster {}, {}", f->clique_id, f->cluster_uuid,
+                         f->state == "completed" ? "registered" : f->state);
+      if (f->status != "ok") out += fmt::format(" ({})", f->status);
+      for (const std::string& issue : f->health) out += ", " + issue;
+    }
     out += "\n";
   }
   for (const Nic& n : layout.nics) {

@@ -40,6 +40,26 @@ struct NvmlPciInfo {
   char bus_id[32];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE: "00000000:07:00.0"
 };
 
+// nvmlGpuFabricInfo_t (nvmlDeviceGetGpuFabricInfo, R525+) and its versioned
+// successor nvmlGpuFabricInfo_v2_t (nvmlDeviceGetGpuFabricInfoV, R535+),
+// field for field as nvml.h declares them.
+struct NvmlGpuFabricInfo {
+  unsigned char cluster_uuid[16];  // NVML_GPU_FABRIC_UUID_LEN
+  nvmlReturn_t status;
+  unsigned clique_id;
+  unsigned char state;             // nvmlGpuFabricState_t
+};
+struct NvmlGpuFabricInfoV2 {
+  unsigned version;
+  unsigned char cluster_uuid[16];
+  nvmlReturn_t status;
+  unsigned clique_id;
+  unsigned char state;
+  unsigned health_mask;
+};
+// NVML_STRUCT_VERSION(GpuFabricInfo, 2): the size, and the version in the top byte.
+constexpr unsigned kGpuFabricInfoV2 = static_cast<unsigned>(sizeof(NvmlGpuFabricInfoV2)) | (2u << 24);
+
 // The loaded library and its entry points; unloads on destruction.
 struct Nvml {
   void* handle = nullptr;
@@ -53,6 +73,8 @@ struct Nvml {
   nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned) = nullptr;
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, nvmlEnableState_t*) = nullptr;
   nvmlReturn_t (*nvlink_remote)(nvmlDevice_t, unsigned, NvmlPciInfo*) = nullptr;
+  nvmlReturn_t (*fabric_info)(nvmlDevice_t, NvmlGpuFabricInfo*) = nullptr;
+  nvmlReturn_t (*fabric_info_v)(nvmlDevice_t, NvmlGpuFabricInfoV2*) = nullptr;
 
   ~Nvml() {
     if (handle) dlclose(handle);
@@ -76,6 +98,8 @@ struct Nvml {
     Bind(name, "nvmlDeviceGetName");
     Bind(nvlink_state, "nvmlDeviceGetNvLinkState");
     Bind(nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    Bind(fabric_info, "nvmlDeviceGetGpuFabricInfo");
+    Bind(fabric_info_v, "nvmlDeviceGetGpuFabricInfoV");
     if (!init || !shutdown || !error_string || !count || !by_index || !pci_info)
       return "nvmlInit_v2/nvmlDeviceGetPciInfo_v3";
     return "";
@@ -108,6 +132,26 @@ std::vector<std::string> NvLinkRemotes(const Nvml& nvml, nvmlDevice_t device) {
   return remotes;
 }
 
+// The GPU's fabric info: the versioned call where the driver has it (it adds
+// the health mask), else the first one. A GPU outside any NVLink fabric
+// answers NOT_SUPPORTED (the call, or the state): nullopt.
+std::optional<GpuFabric> FabricOf(const Nvml& nvml, nvmlDevice_t device) {
+  if (nvml.fabric_info_v) {
+    NvmlGpuFabricInfoV2 info{};
+    info.version = kGpuFabricInfoV2;
+    if (nvml.fabric_info_v(device, &info) == kNvmlSuccess)
+      return GpuFabricFromNvml(info.cluster_uuid, info.status, info.status ? nvml.Reason(info.status) : "",
+                               info.clique_id, info.state, info.health_mask);
+  }
+  if (nvml.fabric_info) {
+    NvmlGpuFabricInfo info{};
+    if (nvml.fabric_info(device, &info) == kNvmlSuccess)
+      return GpuFabricFromNvml(info.cluster_uuid, info.status, info.status ? nvml.Reason(info.status) : "",
+                               info.clique_id, info.state, std::nullopt);
+  }
+  return std::nullopt;
+}
+
 void ReadDevices(const Nvml& nvml, HostLayout& layout) {
   unsigned count = 0;
   if (nvml.count(&count) != kNvmlSuccess) return;
@@ -123,6 +167,7 @@ void ReadDevices(const Nvml& nvml, HostLayout& layout) {
     char name[96] = {};                      // NVML_DEVICE_NAME_V2_BUFFER_SIZE
     if (nvml.name && nvml.name(device, name, sizeof name) == kNvmlSuccess && name[0]) gpu->model = name;
     remotes[gpu->pci_bus_id] = NvLinkRemotes(nvml, device);
+    gpu->nvlink_fabric = FabricOf(nvml, device);
   }
   SetNvLinkPeers(layout, remotes);
 }
@@ -134,6 +179,37 @@ bool ParseHex(std::string_view text, size_t max_digits, unsigned max_value, unsi
 }
 
 }  // namespace
+
+std::optional<GpuFabric> GpuFabricFromNvml(const unsigned char (&uuid)[16], int status, std::string_view status_text,
+                                           unsigned clique_id, unsigned state, std::optional<unsigned> health_mask) {
+  // nvmlGpuFabricState_t: 0 NOT_SUPPORTED, 1 NOT_STARTED, 2 IN_PROGRESS, 3 COMPLETED.
+  if (state < 1 || state > 3) return std::nullopt;
+  GpuFabric f;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) f.cluster_uuid += '-';
+    f.cluster_uuid += fmt::format("{:02x}", uuid[i]);
+  }
+  f.clique_id = clique_id;
+  f.state = std::string(kGpuFabricStates[state - 1]);
+  f.status = status == kNvmlSuccess ? "ok" : status_text.empty() ? fmt::format("NVML error {}", status) : std::string(status_text);
+  if (health_mask) f.health = GpuFabricHealthIssues(*health_mask);
+  // HGX boards (NVLink inside the host only) complete with a zero UUID and
+  // no error: no multi-node fabric. With an error it is a fabric GPU that
+  // failed to register, which audit must see.
+  if (f.cluster_uuid == kZeroFabricUuid && f.state == "completed" && f.status == "ok") return std::nullopt;
+  return f;
+}
+
+std::vector<std::string> GpuFabricHealthIssues(unsigned health_mask) {
+  // NVML_GPU_FABRIC_HEALTH_MASK_*: four 2-bit fields where 1 means "yes"
+  // (degraded, recovering, unhealthy), then a 4-bit configuration field
+  // where 1 means "correct" and 2.. name what is wrong.
+  std::vector<std::string> issues;
+  for (size_t field = 0; field < 4; ++field)
+    if (((health_mask >> (2 * field)) & 0x3u) == 1) issues.emplace_back(kGpuFabricHealthIssues[field]);
+  if (((health_mask >> 8) & 0xfu) >= 2) issues.emplace_back(kGpuFabricHealthIssues[4]);
+  return issues;
+}
 
 std::optional<std::string> NormalizePciBusId(std::string_view text) {
   // [domain:]bus:device.function

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/hostlist.h"
+#include "core/nvlink_domains.h"
 #include "discover/layout_summary.h"
 #include "discover/slurm_switch_names.h"
 
@@ -172,6 +173,35 @@ void AppendLayouts(const Topology& topology, std::string& out) {
   for (const auto& [shape, hosts] : shapes) out += fmt::format("  {}: {}\n", shape, Compress(hosts));
 }
 
+// Which hosts share an NVLink fabric clique (GB200 NVL72 racks): the tier
+// below the leaf that plan keeps together.
+void AppendNvlinkDomains(const Topology& topology, std::string& out) {
+  NvlinkDomains domains = ComputeNvlinkDomains(topology);
+  if (domains.empty()) return;
+  out += fmt::format("\nNVLink domains: {}\n", domains.domains.size());
+  for (const NvlinkDomain& d : domains.domains)
+    out += fmt::format("  {}: {} host(s), clique {} of cluster {}: {}\n", d.name, d.hosts.size(), d.clique_id,
+                       d.cluster_uuid, CompressHostList(d.hosts));
+  // What `audit` reports in detail: trays outside their rack's domain.
+  NameSet unregistered, split;
+  for (const TopologyHost& host : topology.hosts) {
+    if (!host.layout) continue;
+    auto key = HostNvlinkDomainKey(*host.layout);
+    bool fabric = false, other = false;
+    for (const Gpu& g : host.layout->gpus) {
+      if (!g.nvlink_fabric) continue;
+      fabric = true;
+      other = other || (key && g.nvlink_fabric->InDomain() &&
+                        std::pair(g.nvlink_fabric->cluster_uuid, g.nvlink_fabric->clique_id) != *key);
+    }
+    if (fabric && !key) unregistered.push_back(host.name);
+    if (other) split.push_back(host.name);
+  }
+  if (!unregistered.empty())
+    out += fmt::format("  in no domain, no GPU registered with the fabric: {}\n", Compress(unregistered));
+  if (!split.empty()) out += fmt::format("  with a GPU in another clique than the host's: {}\n", Compress(split));
+}
+
 }  // namespace
 
 std::string FormatTopologySummary(const Topology& topology) {
@@ -200,6 +230,7 @@ std::string FormatTopologySummary(const Topology& topology) {
   AppendLinkRates(topology, out);
   if (!uncabled.empty() && g.fabric_source != "none") out += fmt::format("\nHosts not cabled to a switch: {}: {}\n", uncabled.size(), Compress(uncabled));
   AppendUnmapped(topology, out);
+  AppendNvlinkDomains(topology, out);
   AppendLayouts(topology, out);
   return out;
 }

@@ -18,6 +18,7 @@ constexpr EnvRule kRules[] = {
     {"NCCL_IB_GID_INDEX", DecideGidIndex},
     {"NCCL_COLLNET_ENABLE", DecideCollNet},
     {"NCCL_IB_HCA", DecideIbHca},
+    {"NCCL_MNNVL_ENABLE", DecideMnnvl},
     {"NCCL_SOCKET_IFNAME", DecideSocketIfname},
     {"NCCL_TOPO_FILE", DecideTopoFile},
     {"TORCH_NCCL_ASYNC_ERROR_HANDLING", DecideTorchAsyncErrorHandling},

@@ -54,6 +54,9 @@ RuleOutcome DecideTorchAsyncErrorHandling(const RuleInput& input);
 /// Never set: says whether the fabric has SHARP aggregation nodes CollNet
 /// could use, and what CollNet needs besides.
 RuleOutcome DecideCollNet(const RuleInput& input);
+/// Never set: says which NVLink domain the host is in (NCCL's default
+/// detects and uses it), or what keeps its GPUs out of one.
+RuleOutcome DecideMnnvl(const RuleInput& input);
 
 /// The RoCE v2 / IPv4 GID index of `port`, or nullopt: the lowest-index
 /// populated entry of type "RoCE v2" whose GID is IPv4-mapped

@@ -123,6 +123,7 @@ FabricGroups ComputeFabricGroups(const Topology& topology) {
     if (!leaf_group_ids.contains(place.leaves)) leaf_group_ids.emplace(place.leaves, 0);
   for (auto& [leaves, id] : leaf_group_ids) id = out.leaf_groups++;
   for (auto& [name, place] : out.hosts) place.leaf_group = leaf_group_ids.find(place.leaves)->second;
+  out.nvlink = ComputeNvlinkDomains(topology);
   return out;
 }
 

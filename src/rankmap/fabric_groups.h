@@ -12,6 +12,12 @@
 // (level 3) join all pods. Groups nest: a level-k group is a union of
 // level-(k-1) groups, which is what lets the rank order keep each of them
 // contiguous. Level 2 is called the "spine group" (the pod, on 3-level trees).
+//
+// Below the leaf, hosts whose GPUs share a multi-node NVLink fabric form an
+// *NVLink domain* (core/nvlink_domains.h), the innermost group. Domains are
+// not cabled through the IB tree, so they need not nest in it: a rack may
+// be cabled to two leaves. The rank order keeps each domain contiguous
+// first and fits domains into the IB order (rank_map.h).
 #pragma once
 
 #include <optional>
@@ -19,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/nvlink_domains.h"
 #include "topolaunch/plan.h"
 #include "topolaunch/topology.h"
 
@@ -45,6 +52,9 @@ struct FabricGroups {
   /// that are missing here have no cabled HCA.
   std::unordered_map<std::string, HostPlace> hosts;
   std::unordered_map<Guid, std::string> switch_names;  ///< guid -> name, every switch
+  /// The NVLink domains of every host with a layout, on the IB fabric or
+  /// not; empty when no layout has GPU fabric info.
+  NvlinkDomains nvlink;
 };
 
 /// Derives leaf groups and upper-level groups from `topology`'s switch levels

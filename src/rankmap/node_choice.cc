@@ -12,11 +12,24 @@
 // This is exact for the number of leaves and for the common case that one
 // group can hold the job; across groups it is a greedy approximation.
 // Inside the last (partial) leaf group, hosts are taken in natural order.
+//
+// When hosts of the pool are in NVLink domains, domains come first: K hosts
+// from the fewest domains (a host in none counts as a domain of one), since
+// NVLink inside a domain is worth more than any IB placement. The fewest is
+// reached by taking the largest domains until the rest fit in one. Among
+// the domains that qualify at each step, those on a leaf group already
+// chosen win, then those in a spine group already chosen (fewest leaves
+// next); for the last one, then the smallest that holds the rest (best
+// fit, which keeps whole domains free for the next job); then the smallest
+// host name. In the last domain, hosts on leaf groups already chosen go
+// first.
 #include "rankmap/node_choice.h"
 
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -70,6 +83,67 @@ std::vector<const LeafGroup*> Narrow(std::vector<const LeafGroup*> part, int lev
   return part;
 }
 
+// A domain (or a host in none) of the pool, with where it sits.
+struct Unit {
+  std::vector<std::string> hosts;  // natural order
+  std::vector<const HostPlace*> places;
+};
+
+std::vector<std::string> ChooseByDomain(const FabricGroups& groups, const std::vector<std::string>& sorted_pool,
+                                        size_t want) {
+  std::map<size_t, Unit> by_domain;
+  std::vector<Unit> units;
+  for (const std::string& host : sorted_pool) {
+    auto d = groups.nvlink.domain_of.find(host);
+    Unit* u = d == groups.nvlink.domain_of.end() ? &units.emplace_back() : &by_domain[d->second];
+    u->hosts.push_back(host);
+    u->places.push_back(&groups.hosts.at(host));
+  }
+  for (auto& [id, u] : by_domain) units.push_back(std::move(u));
+  // By first host name, so that an index breaks ties by name.
+  std::sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) { return NaturalLess(a.hosts.front(), b.hosts.front()); });
+  std::set<int> leaf_groups, spine_groups;
+  auto shares = [&](const Unit& u, const std::set<int>& chosen, bool spine) {
+    for (const HostPlace* p : u.places) {
+      int id = spine ? (p->groups.empty() ? 0 : p->groups[0]) : p->leaf_group;
+      if (chosen.contains(id)) return true;
+    }
+    return false;
+  };
+  std::vector<bool> used(units.size(), false);
+  std::vector<std::string> chosen;
+  while (chosen.size() < want) {
+    size_t need = want - chosen.size(), largest = 0;
+    for (size_t i = 0; i < units.size(); ++i) if (!used[i]) largest = std::max(largest, units[i].hosts.size());
+    bool last = largest >= need;
+    // Before the last unit: a largest. The last: any that holds the rest.
+    // Then: closest to what is chosen, (for the last) the smallest, the name.
+    auto rank = [&](size_t i) {
+      return std::tuple(!shares(units[i], leaf_groups, false), !shares(units[i], spine_groups, true),
+                        last ? units[i].hosts.size() : 0, i);
+    };
+    size_t pick = units.size();
+    for (size_t i = 0; i < units.size(); ++i) {
+      size_t n = units[i].hosts.size();
+      if (!used[i] && (last ? n >= need : n == largest) && (pick == units.size() || rank(i) < rank(pick))) pick = i;
+    }
+    used[pick] = true;
+    Unit& u = units[pick];
+    std::vector<size_t> order(u.hosts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return leaf_groups.contains(u.places[a]->leaf_group) > leaf_groups.contains(u.places[b]->leaf_group);
+    });
+    for (size_t i = 0; i < order.size() && chosen.size() < want; ++i) {
+      const HostPlace* p = u.places[order[i]];
+      chosen.push_back(u.hosts[order[i]]);
+      leaf_groups.insert(p->leaf_group);
+      spine_groups.insert(p->groups.empty() ? 0 : p->groups[0]);
+    }
+  }
+  return chosen;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> ChooseNodes(const FabricGroups& groups, const std::vector<std::string>& pool,
@@ -77,8 +151,12 @@ Result<std::vector<std::string>> ChooseNodes(const FabricGroups& groups, const s
   if (count < 1 || static_cast<size_t>(count) > pool.size())
     return Error(ErrorCode::kBadUsage, "--nnodes",
                  fmt::format("{} nodes asked for, but only {} usable host(s) in the pool", count, pool.size()));
+  size_t want = static_cast<size_t>(count);
+  std::vector<std::string> sorted_pool = NaturalSorted(pool);
+  if (std::any_of(pool.begin(), pool.end(), [&](const std::string& h) { return groups.nvlink.domain_of.contains(h); }))
+    return NaturalSorted(ChooseByDomain(groups, sorted_pool, want));
   std::map<std::vector<Guid>, LeafGroup> by_leaves;
-  for (const std::string& host : NaturalSorted(pool)) {
+  for (const std::string& host : sorted_pool) {
     LeafGroup& l = by_leaves[groups.hosts.at(host).leaves];
     l.place = &groups.hosts.at(host);
     l.hosts.push_back(host);
@@ -86,7 +164,6 @@ Result<std::vector<std::string>> ChooseNodes(const FabricGroups& groups, const s
   std::vector<const LeafGroup*> all;
   for (const auto& [leaves, l] : by_leaves) all.push_back(&l);
   std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return NaturalLess(a->hosts.front(), b->hosts.front()); });
-  size_t want = static_cast<size_t>(count);
   int m = FewestLeaves(all, want);
   std::vector<const LeafGroup*> part = Narrow(all, groups.group_levels - 1, want, m);
 

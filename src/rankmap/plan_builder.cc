@@ -98,6 +98,26 @@ Result<int> DefaultNproc(const std::vector<std::string>& hosts, const HostIndex&
   return Error(ErrorCode::kBadUsage, "--nproc-per-node", fmt::format("required: hosts do not agree on one GPU count ({})", detail));
 }
 
+// The given order, but each NVLink domain's hosts together where its first
+// one is (a layouts-only topology: no IB fabric to order by).
+std::vector<std::string> KeepDomainsTogether(const std::vector<std::string>& order, const NvlinkDomains& domains) {
+  std::vector<std::vector<std::string>> runs;
+  std::unordered_map<size_t, size_t> run_of;  // domain -> index in runs
+  for (const std::string& host : order) {
+    auto d = domains.domain_of.find(host);
+    if (d == domains.domain_of.end()) {
+      runs.push_back({host});
+      continue;
+    }
+    auto [it, added] = run_of.emplace(d->second, runs.size());
+    if (added) runs.emplace_back();
+    runs[it->second].push_back(host);
+  }
+  std::vector<std::string> out;
+  for (std::vector<std::string>& run : runs) out.insert(out.end(), run.begin(), run.end());
+  return out;
+}
+
 // Fills each node's place: leaf, leaves, groups renumbered by first appearance.
 void PlaceNodes(const FabricGroups& groups, std::vector<PlanNode>& nodes) {
   std::vector<std::unordered_map<int, int>> renumber(groups.group_levels);
@@ -187,6 +207,7 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
   // places nobody: plan it like no fabric at all, but keep the layouts.
   std::optional<FabricGroups> groups;
   if (topology && !topology->switches.empty()) groups = ComputeFabricGroups(*topology);
+  NvlinkDomains domains = groups ? groups->nvlink : topology ? ComputeNvlinkDomains(*topology) : NvlinkDomains{};
   Result<std::vector<std::string>> chosen = Choose(groups ? &*groups : nullptr, *pool, request);
   if (!chosen.ok()) return chosen.take_error();
 
@@ -199,6 +220,10 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
     if (!map.ok()) return map.take_error();
     order = std::move(map->order);
     plan.unknown_hosts = std::move(map->unknown);
+  } else if (!domains.empty()) {
+    order = KeepDomainsTogether(order, domains);
+    plan.notes.push_back("the topology has no fabric (no switches): hosts keep the given order, each NVLink domain "
+                         "together where its first host is");
   } else {
     plan.notes.push_back(topology ? "the topology has no fabric (no switches): hosts keep the given order"
                                   : "no topology: hosts keep the given order");
@@ -220,12 +245,14 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
     node.first_rank = node.node_rank * plan.nproc_per_node;
   }
   if (groups) PlaceNodes(*groups, plan.nodes);
+  for (PlanNode& node : plan.nodes)
+    if (const NvlinkDomain* d = domains.Find(node.host)) node.nvlink_domain = d->name;
   if (Status bound = BindAll(index, request, plan); !bound.ok()) return bound.take_error();
 
   std::unordered_set<std::string> in_plan(order.begin(), order.end());
   std::vector<std::string> given;
   for (const std::string& h : pool->usable) if (in_plan.contains(h)) given.push_back(h);
-  plan.metrics = ComputeMetrics(groups ? &*groups : nullptr, order, given);
+  plan.metrics = ComputeMetrics(groups ? &*groups : nullptr, order, given, &domains);
   if (groups) plan.rails = DescribeRails(*groups, order);
   return plan;
 }

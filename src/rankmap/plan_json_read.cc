@@ -64,6 +64,7 @@ PlanNode ReadNode(JsonChecker& c, const json& o, const std::string& path, int np
       if ((*groups)[i].is_number_integer()) n.groups.push_back((*groups)[i].get<int>());
       else c.Report(JsonIndex(JsonPath(path, "groups"), i), "expected an integer");
     }
+  if (Present(o, "nvlink_domain")) n.nvlink_domain = c.String(o, path, "nvlink_domain").value_or("");
   const json* local = c.Array(o, path, "local");
   if (!local) return n;
   std::string lpath = JsonPath(path, "local");
@@ -78,6 +79,17 @@ PlanNode ReadNode(JsonChecker& c, const json& o, const std::string& path, int np
   if (n.node_rank >= 0 && nproc > 0 && n.first_rank != n.node_rank * nproc)
     c.Report(JsonPath(path, "first_rank"), fmt::format("{}, expected node_rank x nproc_per_node = {}", n.first_rank, n.node_rank * nproc));
   return n;
+}
+
+LevelCrossings ReadLevel(JsonChecker& c, const json& l, const std::string& p) {
+  auto n = [&](std::string_view key, bool required = true) {
+    return static_cast<int>(c.Integer(l, p, key, 0, 1 << 30, required).value_or(0));
+  };
+  // The tree counts came later: plans written before them still read.
+  return {n("level"), c.String(l, p, "name").value_or(""), n("crossings"), n("lower_bound"),
+          n("hostname_order_crossings"), n("given_order_crossings"), n("tree_crossings", false),
+          n("tree_lower_bound", false), n("hostname_order_tree_crossings", false),
+          n("given_order_tree_crossings", false)};
 }
 
 void ReadMetrics(JsonChecker& c, const json& doc, PlanMetrics& m) {
@@ -95,15 +107,10 @@ void ReadMetrics(JsonChecker& c, const json& doc, PlanMetrics& m) {
     std::string p = JsonIndex("$.metrics.levels", i);
     const json& l = (*levels)[i];
     if (!l.is_object()) { c.Report(p, "expected an object"); continue; }
-    auto n = [&](std::string_view key, bool required = true) {
-      return static_cast<int>(c.Integer(l, p, key, 0, 1 << 30, required).value_or(0));
-    };
-    // The tree counts came later: plans written before them still read.
-    m.levels.push_back({n("level"), c.String(l, p, "name").value_or(""), n("crossings"), n("lower_bound"),
-                        n("hostname_order_crossings"), n("given_order_crossings"), n("tree_crossings", false),
-                        n("tree_lower_bound", false), n("hostname_order_tree_crossings", false),
-                        n("given_order_tree_crossings", false)});
+    m.levels.push_back(ReadLevel(c, l, p));
   }
+  if (const json* d = c.Object(*o, "$.metrics", "nvlink_domain", false))
+    m.nvlink_domain = ReadLevel(c, *d, "$.metrics.nvlink_domain");
 }
 
 void ReadExtras(JsonChecker& c, const json& doc, Plan& plan) {

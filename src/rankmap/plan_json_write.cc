@@ -35,24 +35,38 @@ ojson NodeJson(const PlanNode& n) {
                {"local", local},
                {"leaves", leaves},
                {"spine_group", n.groups.empty() ? ojson(nullptr) : ojson(n.groups.front())},
-               {"groups", n.groups}};
+               {"groups", n.groups},
+               {"nvlink_domain", n.nvlink_domain.empty() ? ojson(nullptr) : ojson(n.nvlink_domain)}};
+}
+
+ojson LevelJson(const LevelCrossings& l) {
+  return ojson{{"level", l.level},
+               {"name", l.name},
+               {"crossings", l.crossings},
+               {"lower_bound", l.lower_bound},
+               {"hostname_order_crossings", l.hostname_order_crossings},
+               {"given_order_crossings", l.given_order_crossings},
+               {"tree_crossings", l.tree_crossings},
+               {"tree_lower_bound", l.tree_lower_bound},
+               {"hostname_order_tree_crossings", l.hostname_order_tree_crossings},
+               {"given_order_tree_crossings", l.given_order_tree_crossings}};
 }
 
 ojson MetricsJson(const PlanMetrics& m) {
   ojson levels = ojson::array();
-  for (const LevelCrossings& l : m.levels)
-    levels.push_back(ojson{{"level", l.level}, {"name", l.name}, {"crossings", l.crossings},
-                           {"lower_bound", l.lower_bound}, {"hostname_order_crossings", l.hostname_order_crossings},
-                           {"given_order_crossings", l.given_order_crossings},
-                           {"tree_crossings", l.tree_crossings},
-                           {"tree_lower_bound", l.tree_lower_bound},
-                           {"hostname_order_tree_crossings", l.hostname_order_tree_crossings},
-                           {"given_order_tree_crossings", l.given_order_tree_crossings}});
-  return ojson{{"ring_leaf_crossings", m.ring_leaf_crossings},
-               {"ring_leaf_crossings_lower_bound", m.ring_leaf_crossings_lower_bound},
-               {"hostname_order_ring_leaf_crossings", m.hostname_order_ring_leaf_crossings},
-               {"given_order_ring_leaf_crossings", m.given_order_ring_leaf_crossings},
-               {"levels", levels}};
+  for (const LevelCrossings& l : m.levels) levels.push_back(LevelJson(l));
+  ojson j{{"ring_leaf_crossings", m.ring_leaf_crossings},
+          {"ring_leaf_crossings_lower_bound", m.ring_leaf_crossings_lower_bound},
+          {"hostname_order_ring_leaf_crossings", m.hostname_order_ring_leaf_crossings},
+          {"given_order_ring_leaf_crossings", m.given_order_ring_leaf_crossings},
+          {"levels", levels}};
+  if (const std::optional<LevelCrossings>& d = m.nvlink_domain) {
+    j["ring_nvlink_domain_crossings"] = d->crossings;
+    j["ring_nvlink_domain_crossings_lower_bound"] = d->lower_bound;
+    j["hostname_order_ring_nvlink_domain_crossings"] = d->hostname_order_crossings;
+    j["nvlink_domain"] = LevelJson(*d);
+  }
+  return j;
 }
 
 }  // namespace

@@ -36,12 +36,14 @@ std::string Ranks(const PlanNode& n, int nproc) {
 std::string Or(const std::string& s, const char* dash = "-") { return s.empty() ? dash : s; }
 
 void AppendMetrics(const Plan& plan, std::string& out) {
-  for (const LevelCrossings& l : plan.metrics.levels)
+  std::vector<LevelCrossings> levels = plan.metrics.levels;
+  if (plan.metrics.nvlink_domain) levels.insert(levels.begin(), *plan.metrics.nvlink_domain);
+  for (const LevelCrossings& l : levels)
     out += fmt::format("ring {} crossings: {} (lower bound {}; hostname order {}, given order {})\n", l.name,
                        l.crossings, l.lower_bound, l.hostname_order_crossings, l.given_order_crossings);
   // NCCL's trees link nodes 1, 2, 4, ... apart: their upper edges cross
   // whatever the order, so the bound is rarely reached (nccl_trees.h).
-  for (const LevelCrossings& l : plan.metrics.levels)
+  for (const LevelCrossings& l : levels)
     out += fmt::format("tree {} crossings: {} (lower bound {}; hostname order {}, given order {})\n", l.name,
                        l.tree_crossings, l.tree_lower_bound, l.hostname_order_tree_crossings,
                        l.given_order_tree_crossings);
@@ -95,6 +97,10 @@ void AppendTree(const Plan& plan, const Names& names, std::string& out) {
       out += "\n" + std::string(2 * levels + 2 + leaf.size() + 1, ' ');
       on_line = 1;
     }
+    // An NVLink domain is named where it starts on the line (or the host
+    // before was in another): its hosts follow, contiguous by the plan.
+    if (!n.nvlink_domain.empty() && (on_line == 1 || (&n - 1)->nvlink_domain != n.nvlink_domain))
+      out += fmt::format(" <{}>", n.nvlink_domain);
     out += fmt::format(" {}[{}]", n.host, Ranks(n, plan.nproc_per_node));
     bool last_of_leaf = &n == &plan.nodes.back() || names.Leaf(*(&n + 1)) != leaf || (&n + 1)->groups != n.groups;
     if (last_of_leaf) out += "\n", have_leaf = false;

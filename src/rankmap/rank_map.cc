@@ -17,6 +17,22 @@
 // and easy to read: the group holding node01 comes first. Sorting keeps
 // every group contiguous at every level at once, so crossings equal the
 // bound at every level. The cost is one sort: O(n log n).
+//
+// NVLink domains (GB200 NVL72 racks) sit below the leaf: inside a domain the
+// GPUs talk over NVLink, so a ring that leaves a domain and comes back sends
+// over InfiniBand what NVLink would carry. Each domain must be contiguous,
+// which reaches its own bound (one crossing in and out per domain), and the
+// key gains (domain, host) below the leaf. A domain usually hangs off one
+// leaf group, and then the leaf order is untouched. A rack cabled to two
+// leaf groups cannot be contiguous and keep both leaves contiguous, unless
+// it sits on the border of the two: it is filed under its *home* leaf group
+// (where most of its hosts are), at the end of that group's run when it
+// also reaches the next leaf group in the order (its hosts there last), at
+// the start when it reaches the previous one (its hosts there first). Then
+// both levels stay at their bounds; a domain reaching leaves that are not
+// neighbours in the order costs extra leaf crossings, which the metrics
+// show. Without domains every host is a domain of its own and the order is
+// exactly the one above.
 #include "rankmap/rank_map.h"
 
 #include <algorithm>
@@ -36,32 +52,138 @@ std::vector<std::string> NaturalSorted(std::vector<std::string> hosts) {
 
 namespace {
 
+constexpr size_t kNone = static_cast<size_t>(-1);
+
 struct Keyed {
   const std::string* name = nullptr;
   const HostPlace* place = nullptr;
   size_t natural = 0;          // index in natural order
-  std::vector<size_t> key;     // top level first, then leaf group, then natural
+  size_t unit = 0;             // its NVLink domain, or a unit of its own
+  std::vector<size_t> key;     // top level first, then leaf group, domain, host
 };
 
-// key[j] for level L..2 then the leaf group: min natural index of the group.
-void AssignKeys(std::vector<Keyed>& hosts, const FabricGroups& groups) {
-  constexpr size_t kNone = static_cast<size_t>(-1);
+// The first sort keys of a leaf group: its groups from the top down (each
+// the smallest natural index in it), then its own smallest.
+struct LeafGroupKeys {
+  std::vector<std::vector<size_t>> keys;  // by leaf group id; empty when no host is there
+  std::vector<size_t> position;           // place in the sorted order, kNone when absent
+  size_t present = 0;
+};
+
+LeafGroupKeys OrderLeafGroups(const std::vector<Keyed>& hosts, const FabricGroups& groups) {
   std::vector<std::vector<size_t>> group_min(groups.group_levels);
   for (int l = 0; l < groups.group_levels; ++l) group_min[l].assign(groups.group_counts[l], kNone);
   std::vector<size_t> leaf_min(groups.leaf_groups, kNone);
+  std::vector<const HostPlace*> sample(groups.leaf_groups, nullptr);
   for (const Keyed& h : hosts) {  // natural order: the first seen is the smallest
     for (int l = 0; l < groups.group_levels; ++l) {
       size_t& m = group_min[l][h.place->groups[l]];
       if (m == kNone) m = h.natural;
     }
-    if (leaf_min[h.place->leaf_group] == kNone) leaf_min[h.place->leaf_group] = h.natural;
+    if (leaf_min[h.place->leaf_group] == kNone) leaf_min[h.place->leaf_group] = h.natural, sample[h.place->leaf_group] = h.place;
   }
+  LeafGroupKeys out;
+  out.keys.resize(groups.leaf_groups);
+  std::vector<int> present;
+  for (int g = 0; g < groups.leaf_groups; ++g) {
+    if (!sample[g]) continue;
+    for (int l = groups.group_levels - 1; l >= 0; --l) out.keys[g].push_back(group_min[l][sample[g]->groups[l]]);
+    out.keys[g].push_back(leaf_min[g]);
+    present.push_back(g);
+  }
+  std::sort(present.begin(), present.end(), [&](int a, int b) { return out.keys[a] < out.keys[b]; });
+  out.position.assign(groups.leaf_groups, kNone);
+  for (size_t i = 0; i < present.size(); ++i) out.position[present[i]] = i;
+  out.present = present.size();
+  return out;
+}
+
+// Where a unit (an NVLink domain, or one host) goes: under its home leaf
+// group, at the start (0), middle (1) or end (2) of that group's run; a
+// unit on the border of two neighbouring leaf groups has the other one as
+// `neighbour`, whose hosts come next to that group's run.
+struct UnitPlace {
+  int home = -1;
+  int neighbour = -1;
+  size_t cls = 1;
+  size_t first = kNone;                 // smallest natural index
+  std::map<int, size_t> members;        // leaf group -> hosts of the unit there
+};
+
+// Inside a unit: the hosts facing the previous run first, those facing the
+// next run last.
+size_t SubKey(const UnitPlace& u, int leaf_group) {
+  if (u.cls == 2) return leaf_group == u.home ? 0 : leaf_group == u.neighbour ? 2 : 1;
+  if (u.cls == 0) return leaf_group == u.neighbour ? 0 : leaf_group == u.home ? 2 : 1;
+  return leaf_group == u.home ? 0 : 1;
+}
+
+// Each border between neighbouring leaf groups (slot k: between positions
+// k and k+1, cyclically) holds one unit that reaches exactly those two; the
+// unit is filed under the side holding more of its hosts. Every other unit
+// goes in the middle of the run of the leaf group holding most of its hosts.
+void PlaceUnits(std::vector<UnitPlace>& units, const LeafGroupKeys& order) {
+  const size_t n = order.present;
+  std::vector<bool> slot_used(n, false);
+  std::vector<UnitPlace*> by_first;
+  for (UnitPlace& u : units)
+    if (!u.members.empty()) by_first.push_back(&u);
+  std::sort(by_first.begin(), by_first.end(), [](const UnitPlace* a, const UnitPlace* b) { return a->first < b->first; });
+  for (UnitPlace* u : by_first) {
+    size_t most = 0;
+    for (const auto& [g, count] : u->members)  // the most hosts; ties: the earlier leaf group
+      if (count > most || (count == most && u->home >= 0 && order.position[g] < order.position[u->home])) u->home = g, most = count;
+    if (u->members.size() != 2 || n < 2) continue;
+    int a = u->members.begin()->first, b = std::next(u->members.begin())->first;
+    if (order.position[a] > order.position[b]) std::swap(a, b);
+    // a left of b at slot pos(a), or b left of a across the wrap at slot pos(b).
+    for (auto [left, right] : {std::pair{a, b}, std::pair{b, a}}) {
+      size_t slot = order.position[left];
+      if ((slot + 1) % n != order.position[right] || slot_used[slot]) continue;
+      slot_used[slot] = true;
+      bool left_home = u->members.at(left) >= u->members.at(right);
+      u->home = left_home ? left : right;
+      u->neighbour = left_home ? right : left;
+      u->cls = left_home ? 2 : 0;
+      break;
+    }
+  }
+}
+
+void AssignKeys(std::vector<Keyed>& hosts, const FabricGroups& groups) {
+  LeafGroupKeys order = OrderLeafGroups(hosts, groups);
+  const size_t domains = groups.nvlink.domains.size();
+  size_t naturals = 0;  // natural indexes count hosts off the fabric too
+  for (const Keyed& h : hosts) naturals = std::max(naturals, h.natural + 1);
+  std::vector<UnitPlace> units(domains + naturals);
   for (Keyed& h : hosts) {
-    h.key.reserve(groups.group_levels + 2);
-    for (int l = groups.group_levels - 1; l >= 0; --l) h.key.push_back(group_min[l][h.place->groups[l]]);
-    h.key.push_back(leaf_min[h.place->leaf_group]);
-    h.key.push_back(h.natural);
+    auto d = groups.nvlink.domain_of.find(*h.name);
+    h.unit = d != groups.nvlink.domain_of.end() ? d->second : domains + h.natural;
+    UnitPlace& u = units[h.unit];
+    ++u.members[h.place->leaf_group];
+    if (u.first == kNone) u.first = h.natural;
   }
+  PlaceUnits(units, order);
+  for (Keyed& h : hosts) {
+    const UnitPlace& u = units[h.unit];
+    h.key = order.keys[u.home];
+    h.key.insert(h.key.end(), {u.cls, u.first, SubKey(u, h.place->leaf_group), order.position[h.place->leaf_group], h.natural});
+  }
+}
+
+// Hosts off the fabric: last, each NVLink domain together, in natural order.
+std::vector<std::string> OrderUnknown(const std::vector<std::string>& unknown, const NvlinkDomains& domains) {
+  std::vector<std::pair<size_t, size_t>> keyed;  // (domain's first index, own index)
+  std::map<size_t, size_t> first;
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    auto d = domains.domain_of.find(unknown[i]);
+    size_t unit = d == domains.domain_of.end() ? domains.domains.size() + i : d->second;
+    keyed.emplace_back(first.emplace(unit, i).first->second, i);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::string> out;
+  for (const auto& [unit, i] : keyed) out.push_back(unknown[i]);
+  return out;
 }
 
 }  // namespace
@@ -78,7 +200,7 @@ Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std
   for (size_t i = 0; i < sorted.size(); ++i) {
     auto it = groups.hosts.find(sorted[i]);
     if (it == groups.hosts.end()) map.unknown.push_back(sorted[i]);
-    else placed.push_back({&sorted[i], &it->second, i, {}});
+    else placed.push_back({&sorted[i], &it->second, i, 0, {}});
   }
   if (!map.unknown.empty() && !allow_unknown)
     return Error(ErrorCode::kBadInput, "hosts",
@@ -89,7 +211,8 @@ Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std
   std::sort(placed.begin(), placed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
   map.order.reserve(sorted.size());
   for (const Keyed& h : placed) map.order.push_back(*h.name);
-  map.order.insert(map.order.end(), map.unknown.begin(), map.unknown.end());
+  std::vector<std::string> unknown = OrderUnknown(map.unknown, groups.nvlink);
+  map.order.insert(map.order.end(), unknown.begin(), unknown.end());
   return map;
 }
 

@@ -44,34 +44,54 @@ std::vector<long> Ids(const std::vector<const HostPlace*>& places, int level) {
   return ids;
 }
 
+LevelCrossings Crossings(int level, std::string name, const std::vector<long>& planned,
+                         const std::vector<long>& natural, const std::vector<long>& given) {
+  LevelCrossings c;
+  c.level = level;
+  c.name = std::move(name);
+  c.crossings = RingCrossings(planned);
+  c.lower_bound = RingLowerBound(planned);
+  c.hostname_order_crossings = RingCrossings(natural);
+  c.given_order_crossings = RingCrossings(given);
+  c.tree_crossings = TreeCrossings(planned);
+  c.tree_lower_bound = TreeLowerBound(planned);
+  c.hostname_order_tree_crossings = TreeCrossings(natural);
+  c.given_order_tree_crossings = TreeCrossings(given);
+  return c;
+}
+
 }  // namespace
+
+std::vector<long> NvlinkDomainIds(const NvlinkDomains& domains, const std::vector<std::string>& order) {
+  std::vector<long> ids;
+  ids.reserve(order.size());
+  long none = -1;
+  for (const std::string& host : order) {
+    auto it = domains.domain_of.find(host);
+    ids.push_back(it == domains.domain_of.end() ? none-- : static_cast<long>(it->second));
+  }
+  return ids;
+}
 
 std::vector<long> GroupIds(const FabricGroups& groups, const std::vector<std::string>& order, int level) {
   return Ids(Places(groups, order), level);
 }
 
 PlanMetrics ComputeMetrics(const FabricGroups* groups, const std::vector<std::string>& order,
-                           const std::vector<std::string>& given) {
+                           const std::vector<std::string>& given, const NvlinkDomains* domains) {
   FabricGroups none;
   const FabricGroups& g = groups ? *groups : none;
-  std::vector<const HostPlace*> planned = Places(g, order), natural = Places(g, NaturalSorted(order)),
-                                user = Places(g, given);
+  std::vector<std::string> by_name = NaturalSorted(order);
+  std::vector<const HostPlace*> planned = Places(g, order), natural = Places(g, by_name), user = Places(g, given);
   PlanMetrics metrics;
-  for (int level = 1; level <= 1 + g.group_levels; ++level) {
-    LevelCrossings c;
-    c.level = level;
-    c.name = LevelName(level);
-    std::vector<long> ids = Ids(planned, level);
-    c.crossings = RingCrossings(ids);
-    c.lower_bound = RingLowerBound(ids);
-    c.hostname_order_crossings = RingCrossings(Ids(natural, level));
-    c.given_order_crossings = RingCrossings(Ids(user, level));
-    c.tree_crossings = TreeCrossings(ids);
-    c.tree_lower_bound = TreeLowerBound(ids);
-    c.hostname_order_tree_crossings = TreeCrossings(Ids(natural, level));
-    c.given_order_tree_crossings = TreeCrossings(Ids(user, level));
-    metrics.levels.push_back(c);
-  }
+  for (int level = 1; level <= 1 + g.group_levels; ++level)
+    metrics.levels.push_back(
+        Crossings(level, LevelName(level), Ids(planned, level), Ids(natural, level), Ids(user, level)));
+  const NvlinkDomains& d = domains ? *domains : g.nvlink;
+  std::vector<long> in_domain = NvlinkDomainIds(d, order);
+  if (std::any_of(in_domain.begin(), in_domain.end(), [](long id) { return id >= 0; }))
+    metrics.nvlink_domain =
+        Crossings(0, "nvlink_domain", in_domain, NvlinkDomainIds(d, by_name), NvlinkDomainIds(d, given));
   const LevelCrossings& leaf = metrics.levels.front();
   metrics.ring_leaf_crossings = leaf.crossings;
   metrics.ring_leaf_crossings_lower_bound = leaf.lower_bound;

@@ -32,10 +32,16 @@ int RingCrossings(const std::vector<long>& ids);
 /// Distinct ids; 0 when there is only one.
 int RingLowerBound(const std::vector<long>& ids);
 
+/// One id per host of `order` naming its NVLink domain; hosts in none get
+/// ids no other host has.
+std::vector<long> NvlinkDomainIds(const NvlinkDomains& domains, const std::vector<std::string>& order);
+
 /// Every level's crossings for `order` (the plan), natural name order and
 /// `given` (the order the user listed the hosts in). With no fabric (null
-/// `groups`) every host is its own group.
+/// `groups`) every host is its own group. NVLink domains come from
+/// `domains`, or from `groups` when it is null; their level is filled only
+/// when a host of `order` is in one.
 PlanMetrics ComputeMetrics(const FabricGroups* groups, const std::vector<std::string>& order,
-                           const std::vector<std::string>& given);
+                           const std::vector<std::string>& given, const NvlinkDomains* domains = nullptr);
 
 }  // namespace topolaunch

@@ -76,7 +76,7 @@ TEST_F(EnvCli, ExplainJsonAndDotenv) {
   ASSERT_EQ(explain.exit_code, 0) << explain.Describe();
   EXPECT_NE(explain.out.find("# NCCL_IB_HCA: the 2 port(s) of dgx01 cabled into the discovered fabric"), std::string::npos);
   EXPECT_NE(explain.out.find("[rule, builtin:infiniband.env:7]"), std::string::npos) << explain.out;
-  EXPECT_NE(explain.out.find("[template, builtin:infiniband.env:14]"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("[template, builtin:infiniband.env:15]"), std::string::npos) << explain.out;
   EXPECT_NE(explain.out.find("# NCCL_SOCKET_IFNAME left unset: computed on"), std::string::npos) << explain.out;
   ParseSh(explain.out);
 

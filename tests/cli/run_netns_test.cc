@@ -31,6 +31,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_test_util.h"
+#include "core/text_io.h"
+#include "support/nvlink_racks.h"
 
 namespace topolaunch::testing {
 namespace {
@@ -407,6 +409,35 @@ TEST_F(RunNetns, TheMasterAddressIsOneEveryNodeResolves) {
   EXPECT_NE(bad.err.find("cannot resolve the master address no-such-host.invalid"), std::string::npos) << bad.err;
   EXPECT_EQ(ReadyWorkers(), 0u);
   ExpectNothingLeft(seconds(6));
+}
+
+// NVLink domains in the topology's layouts decide the order under `run` as
+// under `plan`: racks {node1, node3} and {node2, node4}, each cabled across
+// both leaves, come out whole, where the leaf order alone would interleave
+// them (node1 node2 | node3 node4).
+TEST_F(RunNetns, RunKeepsEachNvlinkDomainTogether) {
+  Result<std::string> text = ReadTextFile(Topo());
+  ASSERT_TRUE(text.ok()) << text.error().Message();
+  Result<Topology> topology = ParseTopologyJson(*text, Topo());
+  ASSERT_TRUE(topology.ok()) << topology.error().Message();
+  PutInRacks(*topology, {{"node1", 0}, {"node3", 0}, {"node2", 1}, {"node4", 1}});
+  std::string racks = dir_.File("racks.json");
+  std::ofstream(racks) << FormatTopologyJson(*topology);
+  std::string script = WriteScript(kSleepScript);
+  ProcessSpec spec = testbed_->InHead({TopolaunchBinary(), "run", "--hosts", kHosts, "--nproc-per-node", "1", "--no-gpus",
+                                       "--topology", racks, "--torchrun", kTorchrun, "--python", kPython,
+                                       "--master-port", "29582", "--dry-run", script},
+                                      {});
+  spec.timeout = seconds(120);
+  ProcessResult dry = RunProcess(spec);
+  ASSERT_EQ(dry.exit_code, 0) << dry.Describe();
+  std::vector<std::string> order;
+  for (size_t at = dry.out.find("# node rank "); at != std::string::npos; at = dry.out.find("# node rank ", at + 1)) {
+    size_t host = dry.out.find(": ", at) + 2;
+    order.push_back(dry.out.substr(host, dry.out.find(' ', host) - host));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"node1", "node3", "node4", "node2"})) << dry.out;
+  EXPECT_EQ(ReadyWorkers(), 0u);
 }
 
 // A second NIC on each node, on its own subnet: a veth pair inside the

@@ -2,6 +2,8 @@
 #include "topolaunch/layout.h"
 
 #include <fmt/format.h>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "core/layout_json.h"
@@ -124,6 +126,7 @@ HostLayout Sample() {
   l.gpu_nic_paths = {{"0000:07:00.0", "mlx5_0", PcieRelation::kSamePcieSwitch},
                      {"0000:87:00.0", "mlx5_0", PcieRelation::kAcrossSockets}};
   l.nvml = NvmlFacts{"ok", "550.54.15"};
+  l.gpus[1].nvlink_fabric = GpuFabric{"6a7b1c2d-3e4f-4a5b-8c6d-7e8f90a1b2c3", 7, "completed", "ok", {"degraded_bandwidth"}};
   return l;
 }
 
@@ -138,6 +141,44 @@ TEST(LayoutJson, RoundTripsEveryField) {
   back = LayoutFromJson(LayoutToJson(l), "$.layout");
   ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(*back, l);
+}
+
+// NVML's GPU fabric info is optional (GPUs outside an NVLink fabric have
+// none) and every field of it is checked, each problem with its path.
+TEST(LayoutJson, NvlinkFabricIsOptionalAndChecked) {
+  HostLayout l = Sample();
+  json j = LayoutToJson(l);
+  EXPECT_FALSE(j["gpus"][0].contains("nvlink_fabric"));
+  EXPECT_EQ(j["gpus"][1]["nvlink_fabric"]["clique_id"], 7);
+  j["gpus"][0]["nvlink_fabric"] = nullptr;  // null reads as none
+  Result<HostLayout> back = LayoutFromJson(j, "$.layout");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_EQ(*back, l);
+  json& f = j["gpus"][1]["nvlink_fabric"];
+  f["cluster_uuid"] = "6A7B1C2D-3E4F-4A5B-8C6D-7E8F90A1B2C3";
+  f["clique_id"] = -1;
+  f["state"] = "done";
+  f["status"] = "";
+  f["health"] = {"degraded_bandwidth", "on fire"};
+  j["gpus"][0]["nvlink_fabric"] = "clique 7";
+  Result<HostLayout> bad = LayoutFromJson(j, "$.layout");
+  ASSERT_FALSE(bad.ok());
+  std::set<std::string> where;
+  for (const Problem& p : bad.error().problems) where.insert(p.where);
+  std::string base = "$.layout.gpus[1].nvlink_fabric";
+  EXPECT_EQ(where, (std::set<std::string>{"$.layout.gpus[0].nvlink_fabric", base + ".cluster_uuid", base + ".clique_id",
+                                          base + ".state", base + ".status", base + ".health[1]"}))
+      << bad.error().Message();
+}
+
+TEST(GpuFabric, InADomainOnlyWhenRegisteredUnderARealCluster) {
+  GpuFabric f{"6a7b1c2d-3e4f-4a5b-8c6d-7e8f90a1b2c3", 7, "completed", "ok", {}};
+  EXPECT_TRUE(f.InDomain());
+  f.state = "in_progress";
+  EXPECT_FALSE(f.InDomain());
+  f.state = "completed";
+  f.cluster_uuid = std::string(kZeroFabricUuid);
+  EXPECT_FALSE(f.InDomain()) << "NCCL: a zero UUID is no MNNVL fabric";
 }
 
 // A layout written before pci_bridges existed reads as one whose PCI tree

@@ -69,7 +69,7 @@ TEST(TopologyJson, WritesTheSchemaInSpecOrder) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(FormatTopologyJson(Sample()));
   std::vector<std::string> keys;
   for (auto& [k, v] : doc.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "generated", "switches", "hosts", "links", "unmapped"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "generated", "switches", "hosts", "links", "unmapped", "nvlink_domains"}));
   EXPECT_EQ(doc["schema"], "topolaunch.topology/1");
   EXPECT_EQ(doc["hosts"][0]["hcas"][0]["switch_guid"], "0x0002c90300000001");
   EXPECT_EQ(doc["hosts"][0]["hcas"][0]["rate_gbps"], 200);

@@ -82,6 +82,42 @@ TEST(SetNvLinkPeers, AnNvSwitchConnectsEveryGpuBehindIt) {
   EXPECT_TRUE(layout.gpus[3].nvlink_peers.empty());
 }
 
+// NVML's GPU fabric info as topology.json keeps it (nvmlGpuFabricInfo_v2_t's
+// fields; state 0 NOT_SUPPORTED .. 3 COMPLETED).
+TEST(GpuFabricFromNvml, ConvertsEachStateAndKeepsErrors) {
+  const unsigned char uuid[16] = {0x6a, 0x7b, 0x1c, 0x2d, 0x3e, 0x4f, 0x4a, 0x5b,
+                                  0x8c, 0x6d, 0x7e, 0x8f, 0x90, 0xa1, 0xb2, 0xc3};
+  std::optional<GpuFabric> f = GpuFabricFromNvml(uuid, 0, "", 7, 3, 0x1aau);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(*f, (GpuFabric{"6a7b1c2d-3e4f-4a5b-8c6d-7e8f90a1b2c3", 7, "completed", "ok", {}}));
+  EXPECT_TRUE(f->InDomain());
+  EXPECT_EQ(GpuFabricFromNvml(uuid, 0, "", 7, 1, std::nullopt)->state, "not_started");
+  EXPECT_EQ(GpuFabricFromNvml(uuid, 0, "", 7, 2, std::nullopt)->state, "in_progress");
+  EXPECT_EQ(GpuFabricFromNvml(uuid, 0, "", 7, 0, std::nullopt), std::nullopt) << "NOT_SUPPORTED: no fabric";
+  EXPECT_EQ(GpuFabricFromNvml(uuid, 0, "", 7, 4, std::nullopt), std::nullopt) << "a state this code does not know";
+  // An HGX board completes under the zero UUID without error: no fabric.
+  // With an error (a GB200 tray out of resources) it stays, for audit.
+  const unsigned char zero[16] = {};
+  EXPECT_EQ(GpuFabricFromNvml(zero, 0, "", 0, 3, 0u), std::nullopt);
+  std::optional<GpuFabric> failed = GpuFabricFromNvml(zero, 24, "Insufficient Resources", 0, 3, std::nullopt);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->status, "Insufficient Resources");
+  EXPECT_FALSE(failed->InDomain());
+  EXPECT_EQ(GpuFabricFromNvml(uuid, 999, "", 7, 3, std::nullopt)->status, "NVML error 999");
+}
+
+TEST(GpuFabricHealthIssues, ReadsEachFieldOfTheMask) {
+  EXPECT_TRUE(GpuFabricHealthIssues(0).empty()) << "all fields not supported";
+  EXPECT_TRUE(GpuFabricHealthIssues(0x1aau).empty()) << "every two-bit field false, configuration correct";
+  EXPECT_EQ(GpuFabricHealthIssues(0x1u), (std::vector<std::string>{"degraded_bandwidth"}));
+  EXPECT_EQ(GpuFabricHealthIssues(0x4u), (std::vector<std::string>{"route_recovery"}));
+  EXPECT_EQ(GpuFabricHealthIssues(0x10u), (std::vector<std::string>{"route_unhealthy"}));
+  EXPECT_EQ(GpuFabricHealthIssues(0x40u), (std::vector<std::string>{"access_timeout_recovery"}));
+  EXPECT_EQ(GpuFabricHealthIssues(0x500u), (std::vector<std::string>{"incorrect_configuration"})) << "5: insufficient NVLinks";
+  EXPECT_EQ(GpuFabricHealthIssues(0x3u), std::vector<std::string>{}) << "3 is no defined value";
+  EXPECT_EQ(GpuFabricHealthIssues(0x51u).size(), 3u);
+}
+
 TEST(NormalizePciBusId, AcceptsNvmlAndHwlocForms) {
   struct Case {
     const char* in;

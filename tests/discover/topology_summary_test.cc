@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/nvlink_racks.h"
 #include "support/topology_samples.h"
 
 namespace topolaunch {
@@ -150,6 +151,26 @@ TEST(TopologySummary, ManyLayoutsAreCountedByShape) {
   for (const char* host : {"gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "gpu07", "gpu08", "extra9"})
     AttachLayout(t, host, TwoSocketLayout());
   ExpectLines(FormatTopologySummary(t), {"Host layouts: 9", "  2 NUMA, 1 GPUs, 2 NICs: extra9,gpu[01-08]"});
+}
+
+TEST(TopologySummary, NvlinkDomainsAndTheTraysOutsideThem) {
+  Topology t;
+  testing::PutInRacks(t, {{"gb01", 0}, {"gb02", 0}, {"gb03", 1}});
+  HostLayout split = testing::InRack(testing::TrayLayout(), 1);
+  split.gpus[3].nvlink_fabric->clique_id = 2;
+  split.gpus[3].nvlink_fabric->health = {"degraded_bandwidth"};
+  AttachLayout(t, "gb04", split);
+  AttachLayout(t, "gb05", testing::TrayLayout("gb200-tray-fabric-in-progress.layout.json"));
+  std::string text = FormatTopologySummary(t);
+  for (const std::string& line :
+       {std::string("NVLink domains: 2"),
+        "  nvl0: 2 host(s), clique 1 of cluster " + testing::RackUuid(0) + ": gb[01-02]",
+        "  nvl1: 2 host(s), clique 1 of cluster " + testing::RackUuid(1) + ": gb[03-04]",
+        std::string("  in no domain, no GPU registered with the fabric: gb05"),
+        std::string("  with a GPU in another clique than the host's: gb04"),
+        "    GPU 3: 0019:01:00.0 nvidia NVIDIA GB200 (NUMA 1, PCIe 63.0 GB/s) -> nearest NIC mlx5_3 (same_host_bridge); "
+        "NVLink fabric clique 2 of cluster " + testing::RackUuid(1) + ", registered, degraded_bandwidth"})
+    EXPECT_NE(text.find("\n" + line + "\n"), std::string::npos) << line << "\nin:\n" << text;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "env/compute_ports.h"
 #include "env/env_test_util.h"
+#include "support/nvlink_racks.h"
 #include "support/topology_samples.h"
 
 namespace topolaunch {
@@ -262,6 +263,42 @@ TEST(EnvRules, SharpAggregationNodesGetANoteOnCollNetAndNoValue) {
   Topology plain = SingleRail();
   EXPECT_NE(ReasonOf(ComputeWithBuiltin(FactsFor(plain, "node01"), FabricKind::kInfiniband), "NCCL_COLLNET_ENABLE")
                 .find("no SHARP aggregation node"),
+            std::string::npos);
+}
+
+// MNNVL: NCCL's default detects it from the same NVML facts; the reason says
+// what was found, a host whose GPUs are not registered gets a warning, and
+// nothing is ever set.
+TEST(EnvRules, NvlinkDomainsAreExplainedAndLeftToNccl) {
+  Topology racks = SingleRail();
+  testing::PutInRacks(racks, {{"node01", 0}, {"node02", 0}});
+  EnvOutcome in = ComputeWithBuiltin(FactsFor(racks, "node01"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(in).count("NCCL_MNNVL_ENABLE"), 0u);
+  std::string reason = ReasonOf(in, "NCCL_MNNVL_ENABLE");
+  EXPECT_NE(reason.find("node01 is in NVLink domain nvl0 (clique 1 of cluster " + testing::RackUuid(0) + ", 2 host(s)"),
+            std::string::npos) << reason;
+  EXPECT_NE(reason.find("NCCL's default (auto) finds it"), std::string::npos) << reason;
+  for (const std::string& w : in.warnings) EXPECT_EQ(w.find("NVLink"), std::string::npos) << w;
+
+  AttachLayout(racks, "node02", testing::TrayLayout("gb200-tray-fabric-in-progress.layout.json"));
+  EnvOutcome waiting = ComputeWithBuiltin(FactsFor(racks, "node02"), FabricKind::kInfiniband);
+  EXPECT_EQ(Values(waiting).count("NCCL_MNNVL_ENABLE"), 0u);
+  EXPECT_NE(ReasonOf(waiting, "NCCL_MNNVL_ENABLE").find("leaves MNNVL off for the whole job"), std::string::npos)
+      << ReasonOf(waiting, "NCCL_MNNVL_ENABLE");
+  std::string warned;
+  for (const std::string& w : waiting.warnings)
+    if (w.find("NVLink fabric") != std::string::npos) warned = w;
+  EXPECT_NE(warned.find("0008:01:00.0 (in_progress)"), std::string::npos) << warned;
+
+  Topology plain = SingleRail();
+  EXPECT_NE(ReasonOf(ComputeWithBuiltin(FactsFor(plain, "node01"), FabricKind::kInfiniband), "NCCL_MNNVL_ENABLE")
+                .find("layout of node01 is unknown"),
+            std::string::npos);
+  HostLayout hgx = testing::TrayLayout();
+  for (Gpu& g : hgx.gpus) g.nvlink_fabric.reset();
+  AttachLayout(plain, "node01", hgx);
+  EXPECT_NE(ReasonOf(ComputeWithBuiltin(FactsFor(plain, "node01"), FabricKind::kInfiniband), "NCCL_MNNVL_ENABLE")
+                .find("no GPU of node01 is in a multi-node NVLink fabric"),
             std::string::npos);
 }
 
