@@ -50,14 +50,19 @@ void AppendMetrics(const Plan& plan, std::string& out) {
 }
 
 void AppendTable(const Plan& plan, const Names& names, std::string& out) {
-  size_t host_w = 4, leaf_w = 4;
+  size_t host_w = 4, leaf_w = 4, domain_w = 0;
   for (const PlanNode& n : plan.nodes) {
     host_w = std::max(host_w, n.host.size());
     leaf_w = std::max(leaf_w, names.Leaf(n).size());
+    if (!n.nvlink_domain.empty()) domain_w = std::max<size_t>({domain_w, 6, n.nvlink_domain.size()});
   }
-  out += fmt::format("\n{:>5}  {:<{}}  {:<{}}  {:>5}  {}\n", "node", "host", host_w, "leaf", leaf_w, "spine", "ranks");
+  // The NVLink domain column only where there are domains.
+  auto domain = [&](std::string_view text) { return domain_w ? fmt::format("{:<{}}  ", text, domain_w) : std::string(); };
+  out += fmt::format("\n{:>5}  {:<{}}  {}{:<{}}  {:>5}  {}\n", "node", "host", host_w, domain("domain"), "leaf", leaf_w,
+                     "spine", "ranks");
   for (const PlanNode& n : plan.nodes) {
-    out += fmt::format("{:>5}  {:<{}}  {:<{}}  {:>5}  {}\n", n.node_rank, n.host, host_w, names.Leaf(n), leaf_w,
+    out += fmt::format("{:>5}  {:<{}}  {}{:<{}}  {:>5}  {}\n", n.node_rank, n.host, host_w,
+                       domain(n.nvlink_domain.empty() ? "-" : n.nvlink_domain), names.Leaf(n), leaf_w,
                        n.groups.empty() ? "-" : fmt::format("{}", n.groups.front()), Ranks(n, plan.nproc_per_node));
     for (const RankBinding& r : n.local) {
       if (r.gpu.empty() && !r.numa && r.cpus.empty() && r.nic.empty()) continue;

@@ -58,7 +58,7 @@ struct Keyed {
   const std::string* name = nullptr;
   const HostPlace* place = nullptr;
   size_t natural = 0;          // index in natural order
-  size_t unit = 0;             // its NVLink domain, or a unit of its own
+  size_t unit = 0;             // its NVLink domain, kNone when in none
   std::vector<size_t> key;     // top level first, then leaf group, domain, host
 };
 
@@ -152,22 +152,25 @@ void PlaceUnits(std::vector<UnitPlace>& units, const LeafGroupKeys& order) {
 
 void AssignKeys(std::vector<Keyed>& hosts, const FabricGroups& groups) {
   LeafGroupKeys order = OrderLeafGroups(hosts, groups);
-  const size_t domains = groups.nvlink.domains.size();
-  size_t naturals = 0;  // natural indexes count hosts off the fabric too
-  for (const Keyed& h : hosts) naturals = std::max(naturals, h.natural + 1);
-  std::vector<UnitPlace> units(domains + naturals);
+  // Units of more than one host are the NVLink domains; a host in none is
+  // placed as before: in the middle of its own leaf group's run.
+  std::vector<UnitPlace> units(groups.nvlink.domains.size());
   for (Keyed& h : hosts) {
     auto d = groups.nvlink.domain_of.find(*h.name);
-    h.unit = d != groups.nvlink.domain_of.end() ? d->second : domains + h.natural;
+    h.unit = d != groups.nvlink.domain_of.end() ? d->second : kNone;
+    if (h.unit == kNone) continue;
     UnitPlace& u = units[h.unit];
     ++u.members[h.place->leaf_group];
     if (u.first == kNone) u.first = h.natural;
   }
   PlaceUnits(units, order);
   for (Keyed& h : hosts) {
-    const UnitPlace& u = units[h.unit];
+    int own = h.place->leaf_group;
+    UnitPlace single{own, -1, 1, h.natural, {}};
+    const UnitPlace& u = h.unit == kNone ? single : units[h.unit];
+    h.key.reserve(order.keys[u.home].size() + 5);
     h.key = order.keys[u.home];
-    h.key.insert(h.key.end(), {u.cls, u.first, SubKey(u, h.place->leaf_group), order.position[h.place->leaf_group], h.natural});
+    h.key.insert(h.key.end(), {u.cls, u.first, SubKey(u, own), order.position[own], h.natural});
   }
 }
 
