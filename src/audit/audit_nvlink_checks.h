@@ -5,9 +5,10 @@
 // and NCCL then leaves multi-node NVLink off for every rank of the job
 // (mnnvl.cc: all ranks must be registered), falling back to InfiniBand; a
 // registration that failed, or a tray whose GPUs landed in two cliques,
-// splits the NVLink traffic: errors a prolog should drain the node for. Health bits NVML reports (degraded bandwidth, route
-// recovery) are warnings: the fabric works, slower. Pure: judges the GPU
-// fabric info a layout recorded (core/layout.h, GpuFabric).
+// splits the NVLink traffic: errors a prolog should drain the node for.
+// Health bits NVML reports (degraded bandwidth, route recovery) are
+// warnings: the fabric works, slower. Pure: judges the GPU fabric info a
+// layout recorded (topolaunch/layout.h, GpuFabric).
 #pragma once
 
 #include <string>

@@ -40,6 +40,14 @@ is rank 3 on node rank 0, `node1[0]: text` is torchrun's own. A line longer than
 64 KiB arrives in marked pieces. When one node fails, or on Ctrl-C / SIGTERM, every node's processes are
 stopped (SIGTERM, SIGKILL after --grace).
 
+Restarts (--max-restarts N): after a failure every node is stopped as above, then the job
+starts again after --restart-delay. A node that was lost (its connection dropped, its agent
+killed, its preflight failed) is dropped for the rest of the run and replaced by a spare from
+the pool (--hosts/--hostfile/the allocation beyond --nnodes): one in its NVLink domain or on its
+leaf first, else the one that keeps the ring's switch crossings lowest; the plan is made again.
+A worker failing on healthy nodes restarts on the same nodes. Every attempt is listed at the end.
+  topolaunch run --hosts 'node[1-5]' --nnodes 4 --max-restarts 3 --failed-hosts lost.txt train.py
+
 Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
 3 preflight failed (nothing started), 130 interrupted.)EX");
   cmd->add_option("--launcher", flags->launcher,
@@ -89,6 +97,20 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
   cmd->add_option("--ssh-config", flags->ssh_config, "ssh client config (default: ~/.ssh/config)");
   cmd->add_option("--remote-topolaunch", flags->remote_topolaunch, "path of topolaunch on the nodes (default: this binary's path)");
   cmd->add_option("--cwd", flags->cwd, "working folder on the nodes (default: this one, as on a shared file system; '~': the login folder)");
+  cmd->add_option("--max-restarts", flags->max_restarts,
+                  "after a failure, start the job again up to N times: a lost node is replaced by a spare of the pool "
+                  "(same NVLink domain or leaf first), a failed worker restarts on the same nodes; workers see "
+                  "TOPOLAUNCH_RESTART_COUNT")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--restart-delay", flags->restart_delay_s, "seconds to wait before each restart (a flapping link settles)")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--min-nnodes", flags->min_nnodes,
+                  "with no spare left for a lost node, go on with fewer nodes down to this many (the world size "
+                  "changes); default: never fewer")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--failed-hosts", flags->failed_hosts, "write the nodes lost during the run to FILE, one per line (to drain them)");
   cmd->add_option("--templates", flags->templates, "folder of env profile templates (see `topolaunch env`)");
   cmd->add_option("--profile", flags->profile, "env profile: auto, infiniband, roce, tcp")
       ->check(CLI::IsMember({"auto", "infiniband", "roce", "tcp"}))

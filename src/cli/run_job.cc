@@ -5,12 +5,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
-#include <variant>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,6 +20,7 @@
 #include "cli/host_pool.h"
 #include "cli/run_output.h"
 #include "cli/ssh_setup.h"
+#include "core/atomic_file.h"
 #include "core/hostlist.h"
 #include "core/text_io.h"
 #include "discover/discover_pipeline.h"
@@ -27,12 +29,14 @@
 #include "env/env_builder.h"
 #include "env/env_templates.h"
 #include "env/socket_stripes.h"
+#include "launch/attempt_outcome.h"
 #include "launch/job_env.h"
 #include "launch/job_spec.h"
 #include "launch/launcher_choice.h"
 #include "launch/local_executor.h"
 #include "launch/program_search.h"
 #include "launch/queued_printer.h"
+#include "launch/restart_loop.h"
 #include "launch/run_report.h"
 #include "launch/run_session.h"
 #include "launch/srun_executor.h"
@@ -122,7 +126,8 @@ void AttachNodeLayouts(Topology& topology, const std::vector<SessionNode>& nodes
 // then PYTHONUNBUFFERED (lines arrive as printed, and a failing rank's last
 // lines are not lost in a buffer), then what the user forwards, which wins.
 Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const std::string& host, const PreflightReply& reply,
-                        const std::string& master_addr, const EnvList& forwarded, std::vector<std::string> stripe) {
+                        const std::string& master_addr, const EnvList& forwarded, std::vector<std::string> stripe,
+                        int restart) {
   EnvFacts facts;
   facts.topology = &topology;
   facts.host = host;
@@ -143,7 +148,11 @@ Result<EnvList> NodeEnv(const RunFlags& flags, const Topology& topology, const s
   for (const EnvVariable& v : outcome->variables)
     if (v.source != EnvSource::kUser) env.emplace_back(v.name, v.value);
   env = MergeEnv(env, {{"PYTHONUNBUFFERED", "1"}});
-  return MergeEnv(env, forwarded);
+  env = MergeEnv(env, forwarded);
+  // With --max-restarts the workers learn which attempt they are in (torchrun
+  // sets TORCHELASTIC_RESTART_COUNT=0 under static rendezvous, whatever we do).
+  if (flags.max_restarts > 0) env = MergeEnv(env, {{"TOPOLAUNCH_RESTART_COUNT", std::to_string(restart)}});
+  return env;
 }
 
 struct Job {
@@ -159,6 +168,7 @@ struct Job {
   JobSpec spec;
   EnvList forwarded;
   bool ranks_from_gpus = false;  ///< no --nproc-per-node nor slots: one rank per GPU the nodes report
+  int restart = 0;               ///< which attempt this is (0: the first)
 };
 
 Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
@@ -222,9 +232,9 @@ std::unique_ptr<Executor> MakeExecutor(const Job& job, const std::optional<SshOp
   return std::make_unique<LocalExecutor>();
 }
 
-// With --nnodes: the pool's hosts the plan did not choose (they stay idle),
-// then the ones it skipped, with why.
-std::vector<std::string> IdleHostNotes(const Job& job, const Plan& order) {
+// With --nnodes: the pool's hosts the plan did not choose (they stay idle,
+// or wait as spares), then the ones it skipped, with why.
+std::vector<std::string> IdleHostNotes(const RunFlags& flags, const Job& job, const Plan& order) {
   std::vector<std::string> notes;
   if (!job.request.nnodes) return notes;
   std::set<std::string> used;
@@ -234,7 +244,8 @@ std::vector<std::string> IdleHostNotes(const Job& job, const Plan& order) {
   for (const std::string& host : job.hosts)
     if (!used.contains(host)) idle.push_back(host);
   if (!idle.empty())
-    notes.push_back(fmt::format("--nnodes {}: {} host(s) of the pool stay idle: {}", *job.request.nnodes, idle.size(),
+    notes.push_back(fmt::format("--nnodes {}: {} host(s) of the pool stay idle{}: {}", *job.request.nnodes, idle.size(),
+                                flags.max_restarts > 0 ? fmt::format(", spares for --max-restarts {}", flags.max_restarts) : "",
                                 HostListForMessages(idle)));
   for (const SkippedHost& s : order.skipped) notes.push_back(fmt::format("skipped {}: {}", s.host, s.reason));
   return notes;
@@ -366,7 +377,8 @@ Result<std::vector<LaunchMessage>> BuildLaunches(const RunFlags& flags, const Jo
     const PreflightReply& reply = *preflight[i].reply;
     std::vector<std::string> stripe =
         reply.socket_route ? StripeInterfaces(reply.socket_interfaces, shared, reply.socket_route->interface) : std::vector<std::string>{};
-    Result<EnvList> env = NodeEnv(flags, job.topology, plan.nodes[i].host, reply, master_addr, job.forwarded, std::move(stripe));
+    Result<EnvList> env =
+        NodeEnv(flags, job.topology, plan.nodes[i].host, reply, master_addr, job.forwarded, std::move(stripe), job.restart);
     if (!env.ok()) return env.take_error();
     JobSpec spec = job.spec;
     if (spec.python.empty()) spec.python = preflight[i].reply->interpreter;  // torchrun's own, on this node
@@ -433,47 +445,52 @@ std::function<void(const std::vector<size_t>&, milliseconds)> PreflightProgress(
   };
 }
 
-// What a first pass learned that moves the order: the nodes' own layouts
-// put them in NVLink domains the topology did not show. The second pass
-// plans the same nodes with those layouts.
-struct Replan {
-  Topology learned;                // the first pass's topology, the nodes' layouts attached
-  std::vector<std::string> hosts;  // the nodes it chose
-};
-
-// One pass of the job: its exit status, or a Replan.
-std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<std::string>& script_and_args,
-                                     const Replan* replan, std::chrono::steady_clock::time_point started) {
+// One pass of the job (launch/restart_loop.h): plan, preflight, run once.
+PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& script_and_args, const PassRequest& request) {
+  auto pass_started = std::chrono::steady_clock::now();
+  auto done = [](int status) {
+    PassResult r;
+    r.status = status;
+    return r;
+  };
   Result<Job> prepared = PrepareJob(flags, script_and_args);
-  if (!prepared.ok()) return ReportError(prepared.error());
+  if (!prepared.ok()) return done(ReportError(prepared.error()));
   Job& job = *prepared;
-  if (replan) {
+  if (const Replan* replan = request.replan)
     for (const TopologyHost& learned : replan->learned.hosts) {
       const TopologyHost* known = job.topology.FindHost(learned.name);
       if (learned.layout && (!known || !known->layout)) AttachLayout(job.topology, learned.name, *learned.layout);
     }
-    job.request.hosts = replan->hosts;
-    job.request.nnodes.reset();  // chosen in the first pass, whose notes said which stay idle
+  if (request.hosts) {
+    job.request.hosts = *request.hosts;
+    job.request.nnodes.reset();  // chosen by the first pass, whose notes said which stay idle
   }
+  job.restart = request.restart;
   Result<Plan> order = ComputePlan(&job.topology, job.request);
-  if (!order.ok()) return ReportError(order.error());
+  if (!order.ok()) return done(ReportError(order.error()));
 
   std::vector<SessionNode> nodes;
   for (const PlanNode& node : order->nodes) nodes.push_back({node.host, node.node_rank});
-  Note("launcher: " + job.launcher.why);
-  for (const std::string& note : IdleHostNotes(job, *order)) Note(note);
+  if (request.restart == 0 && !request.hosts) {
+    Note("launcher: " + job.launcher.why);
+    for (const std::string& note : IdleHostNotes(flags, job, *order)) Note(note);
+  }
   if (std::vector<std::string> outside = HostsOutsideAllocation(job, nodes); !outside.empty()) {
     PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not in Slurm job {}'s allocation ({}): {}; "
                                 "srun starts steps only there, so nothing was started (--launcher ssh reaches other hosts)\n",
                                 outside.size(), nodes.size(), job.slurm_job_id, job.allocation_list, HostListForMessages(outside)));
-    return 3;
+    return done(3);
   }
   std::optional<SshOptions> ssh;
   if (job.launcher.kind == LauncherKind::kSsh) {
     Result<SshOptions> read =
         ReadSshSetup({flags.accept_new_host_keys, Millis(flags.connect_timeout_s), flags.ssh_config, flags.known_hosts});
-    if (!read.ok()) return ReportError(read.error());
+    if (!read.ok()) return done(ReportError(read.error()));
     ssh = std::move(read).value();
+    // The login side notices a cut node as the node notices the login side:
+    // three heartbeat intervals without an answer (SSH keepalives, TCP user
+    // timeout), and the node counts as lost.
+    if (flags.heartbeat_s > 0) ssh->keepalive_interval_s = static_cast<int>(std::ceil(flags.heartbeat_s));
   }
   if (job.spec.master_addr.empty() && !nodes.empty()) job.spec.master_addr = DefaultMasterAddress(ssh, nodes.front().host);
   std::string master_addr = MasterAddress(job.spec, *order);
@@ -500,7 +517,7 @@ std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<st
 
   std::unique_ptr<Executor> executor = MakeExecutor(job, ssh);
   Result<RunOutput> output = OpenRunOutput(flags, nodes);
-  if (!output.ok()) return ReportError(output.error());
+  if (!output.ok()) return done(ReportError(output.error()));
   if (!flags.log_dir.empty())
     Note(fmt::format("each rank's output goes to {0}/RANK.log, each node's own to {0}/HOST.log", flags.log_dir));
   options.preflight_progress = PreflightProgress(nodes, *output);
@@ -517,7 +534,7 @@ std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<st
   if (g_stop) {
     session.Abort();
     Note("interrupted during preflight: nothing was started");
-    return 130;
+    return done(130);
   }
   FillKnownGpuCounts(job, nodes, preflight);
   if (job.ranks_from_gpus) {
@@ -525,7 +542,7 @@ std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<st
       if (!ranks->ok()) {
         session.Abort();
         queued.Finish();
-        return ReportError(ranks->error());
+        return done(ReportError(ranks->error()));
       }
       job.request.nproc_per_node = **ranks;
       Note(fmt::format("--nproc-per-node {}: one rank per GPU, as every node reports", **ranks));
@@ -536,65 +553,99 @@ std::variant<int, Replan> RunJobPass(const RunFlags& flags, const std::vector<st
   if (bad) {
     session.Abort();
     queued.Finish();
+    PassResult r = done(3);
+    if (request.restart > 0) {  // a node lost since, or a spare that is not ready: replaced in turn
+      Note(fmt::format("preflight of restart {}: {} of {} node(s) not ready, dropped:\n{}", request.restart, bad,
+                       nodes.size(), FormatPreflightProblems(nodes, problems)));
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (!problems[i].empty()) r.lost.push_back(nodes[i].host);
+      r.pool = job.hosts;
+      for (const SessionNode& node : nodes) r.order.push_back(node.host);
+      r.topology = std::make_shared<const Topology>(std::move(job.topology));
+      r.outcome = fmt::format("preflight: not ready: {}", HostListForMessages(r.lost));
+      r.lasted = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - pass_started);
+      return r;
+    }
     PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad,
                                 nodes.size(), FormatPreflightProblems(nodes, problems)));
-    return 3;
+    return r;
   }
   if (job.spec.python.empty()) Note(InterpreterNote(nodes, preflight));
 
   Result<Plan> plan = PlanWithNodeLayouts(job, nodes, preflight);
   if (!plan.ok()) {
     session.Abort();
-    return ReportError(plan.error());
+    return done(ReportError(plan.error()));
   }
   if (ReorderedByDomains(*plan, nodes)) {
     session.Abort();
     queued.Finish();
-    if (replan) return ReportError(Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known"));
+    if (request.replan)
+      return done(ReportError(Error(ErrorCode::kInternal, "run", "the node order changed once the layouts were known")));
     Note(fmt::format("the nodes' own layouts put them in NVLink domains ({}): planning again so that each domain's "
                      "ranks are together, then a new preflight (a topology.json with the nodes' layouts gives this "
                      "order at once: discover --layout-dir with each node's HOST.json)",
                      DomainsOfPlan(*plan)));
-    Replan again{std::move(job.topology), {}};
-    for (const SessionNode& node : nodes) again.hosts.push_back(node.host);
-    return again;
+    PassResult r;
+    r.replan = Replan{std::move(job.topology), {}};
+    for (const SessionNode& node : nodes) r.replan->hosts.push_back(node.host);
+    return r;
   }
   for (const std::string& note : plan->notes) Note(note);
   Result<std::vector<LaunchMessage>> launches = BuildLaunches(flags, job, *plan, preflight, master_addr);
   if (!launches.ok()) {
     session.Abort();
-    return ReportError(launches.error());
+    return done(ReportError(launches.error()));
   }
   const std::vector<LaunchMessage>& messages = *launches;
   if (Status ranks = CheckRanksOutput(output->ranks_output, *plan); !ranks.ok()) {
     session.Abort();
-    return ReportError(ranks.error());
+    return done(ReportError(ranks.error()));
   }
   if (flags.dry_run) {
     session.Abort();
     queued.Finish();
-    if (!PrintTo(stdout, FormatDryRun(*plan, messages))) return ReportError(Error(ErrorCode::kUnavailable, "stdout", "write failed"));
-    return 0;
+    if (!PrintTo(stdout, FormatDryRun(*plan, messages)))
+      return done(ReportError(Error(ErrorCode::kUnavailable, "stdout", "write failed")));
+    return done(0);
   }
   Note(fmt::format("starting {} rank(s) on {} node(s), master {}:{}", plan->world_size, nodes.size(), master_addr,
                    job.spec.master_port));
   SessionReport report = session.Launch(messages, g_stop);
-  auto wall = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
+  auto wall = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - pass_started);
   queued.Finish();  // every line before the summary
   PrintTo(stderr, FormatRunSummary(*plan, report, wall));
-  if (report.interrupted) return 130;
-  return report.first_failure ? 1 : 0;
+  PassResult r = done(report.interrupted ? 130 : report.first_failure ? 1 : 0);
+  r.ran = true;
+  r.outcome = report.interrupted ? "interrupted" : "ok";
+  if (!report.interrupted && report.first_failure) {
+    AttemptFailure failure = ClassifyFailure(nodes, report);
+    for (size_t i : failure.lost) r.lost.push_back(nodes[i].host);
+    r.outcome = "failed: " + failure.what;
+  }
+  for (const SessionNode& node : nodes) r.order.push_back(node.host);
+  r.pool = job.hosts;
+  r.topology = std::make_shared<const Topology>(std::move(job.topology));
+  r.lasted = wall;
+  return r;
 }
 
 }  // namespace
 
 int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args) {
-  auto started = std::chrono::steady_clock::now();
-  std::variant<int, Replan> first = RunJobPass(flags, script_and_args, nullptr, started);
-  if (const int* status = std::get_if<int>(&first)) return *status;
-  std::variant<int, Replan> second = RunJobPass(flags, script_and_args, &std::get<Replan>(first), started);
-  if (const int* status = std::get_if<int>(&second)) return *status;
-  return 70;  // not reached: a second pass never asks for a third
+  RestartOptions options{flags.max_restarts, flags.restart_delay_s, flags.min_nnodes, flags.failed_hosts};
+  RestartIo io;
+  io.note = [](std::string_view text) { Note(text); };
+  io.print = [](std::string_view text) { PrintTo(stderr, text); };
+  io.report_error = [](const Error& error) { return ReportError(error); };
+  io.wait = [](milliseconds wait) {
+    CatchStopSignals();  // Ctrl-C between attempts, too
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (!g_stop && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(50));
+    return !g_stop;
+  };
+  io.write_file = [](const std::string& path, std::string_view text) { return WriteFileAtomically(path, text); };
+  return RunAttempts(options, [&](const PassRequest& request) { return RunJobPass(flags, script_and_args, request); }, io);
 }
 
 }  // namespace topolaunch::cli

@@ -40,12 +40,17 @@ struct RunFlags {
   std::string ssh_config;
   std::string templates;
   std::string profile = "auto";
+  int max_restarts = 0;        ///< start the job again after a failure, up to this many times
+  double restart_delay_s = 3;  ///< wait before each restart (a flapping link settles)
+  int min_nnodes = 0;          ///< with no spare left, go on with fewer nodes down to this; 0: never fewer
+  std::string failed_hosts;    ///< write the nodes lost to this file, one per line
 };
 
 /// Runs the job; `script_and_args` is SCRIPT followed by its arguments,
-/// exactly as given. Returns the exit status: 0 every node succeeded, 1 the
-/// job failed, 2 bad usage or input, 3 preflight failed (nothing started),
-/// 130 interrupted.
+/// exactly as given. With --max-restarts, a failed attempt is followed by
+/// another (run_job.cc says on which nodes). Returns the exit status: 0
+/// every node succeeded, 1 the job failed, 2 bad usage or input, 3
+/// preflight failed (nothing started), 130 interrupted.
 int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args);
 
 }  // namespace topolaunch::cli

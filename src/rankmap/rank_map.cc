@@ -19,20 +19,22 @@
 // bound at every level. The cost is one sort: O(n log n).
 //
 // NVLink domains (GB200 NVL72 racks) sit below the leaf: inside a domain the
-// GPUs talk over NVLink, so a ring that leaves a domain and comes back sends
-// over InfiniBand what NVLink would carry. Each domain must be contiguous,
-// which reaches its own bound (one crossing in and out per domain), and the
-// key gains (domain, host) below the leaf. A domain usually hangs off one
-// leaf group, and then the leaf order is untouched. A rack cabled to two
-// leaf groups cannot be contiguous and keep both leaves contiguous, unless
-// it sits on the border of the two: it is filed under its *home* leaf group
-// (where most of its hosts are), at the end of that group's run when it
-// also reaches the next leaf group in the order (its hosts there last), at
-// the start when it reaches the previous one (its hosts there first). Then
-// both levels stay at their bounds; a domain reaching leaves that are not
-// neighbours in the order costs extra leaf crossings, which the metrics
-// show. Without domains every host is a domain of its own and the order is
-// exactly the one above.
+// GPUs talk over NVLink, and NCCL treats the domain as one node, so a ring
+// that leaves a domain and comes back sends over InfiniBand what NVLink
+// would carry. Each domain must be contiguous, which reaches its own bound
+// (one crossing in and out per domain), and the key gains (domain, host)
+// below the leaf. A domain usually hangs off one leaf group, and then the
+// leaf order is untouched. A rack cabled to two leaf groups cannot be
+// contiguous and keep both leaves contiguous, unless it sits on the border
+// of the two: at the end of one group's run, its hosts on the next group
+// last, so that the next run goes on from them. Each border between
+// neighbouring leaf groups in the order (a ring of them: the last borders
+// the first) takes one such domain, filed under the side holding more of
+// its hosts. Then both levels stay at their bounds. A domain reaching more
+// leaf groups, or two that are not neighbours, or finding its border taken,
+// sits inside the run of the leaf group holding most of its hosts and costs
+// extra leaf crossings, which the metrics show. A host in no domain keys as
+// before, so without domains the order is exactly the one above.
 #include "rankmap/rank_map.h"
 
 #include <algorithm>

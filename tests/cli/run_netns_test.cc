@@ -440,6 +440,91 @@ TEST_F(RunNetns, RunKeepsEachNvlinkDomainTogether) {
   EXPECT_EQ(ReadyWorkers(), 0u);
 }
 
+// --max-restarts with a pool of four and --nnodes 3: node1 and node2 on one
+// leaf, node3 with the spare node4 on the other. node3 dies once every
+// worker runs: every node is stopped, node4 takes node3's place (its leaf),
+// and the second attempt runs on node1, node2, node4 in plan order, at the
+// ring's lower bound, and succeeds; node3 is written to --failed-hosts.
+TEST_F(RunNetns, ALostNodeIsReplacedByTheSpareOnItsLeaf) {
+  constexpr const char* kSecondAttemptRuns = R"PY(import json, os, socket, time
+if os.environ["TOPOLAUNCH_RESTART_COUNT"] == "0":
+    open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
+    time.sleep(300)
+print("@second " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname()}), flush=True)
+)PY";
+  std::string script = WriteScript(kSecondAttemptRuns);
+  ProcessSpec spec = RunSpec(1, 29584,
+                             {"--nnodes", "3", "--max-restarts", "1", "--restart-delay", "0.5", "--grace", "1",
+                              "--failed-hosts", dir_.File("lost.txt")},
+                             script);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == 3 || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)))
+      << "workers did not start";
+  testbed_->StopNode(3);  // sshd, agent, torchrun, workers: the whole node at once
+  ProcessResult r = Finish(run, script, seconds(90));
+  Status restarted = testbed_->RestartNode(3);
+  EXPECT_EQ(r.exit_code, 0) << r.Describe() << "\n" << Tail(r.err, 4000);
+  EXPECT_NE(r.err.find("spares for --max-restarts 1: node4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node3 lost: spare node4 takes its place"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("attempts: 2"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("lost.txt")), "node3\n");
+  std::map<int, std::string> second;  // rank -> host
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find(": @second "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 10), nullptr, false);
+      ASSERT_TRUE(f.is_object()) << line;
+      second[f.at("rank").get<int>()] = f.at("host").get<std::string>();
+    }
+  EXPECT_EQ(second, (std::map<int, std::string>{{0, "node1"}, {1, "node2"}, {2, "node4"}})) << r.out;
+  ExpectNothingLeft(seconds(6));
+  ASSERT_TRUE(restarted.ok()) << restarted.error().Message();
+}
+
+// The same with the network of node3 cut (nothing closes): `run` misses
+// node3's answers for three heartbeats (SSH keepalives, TCP user timeout)
+// and counts it as lost, node4 takes its place, and node3's agent, missing
+// `run`'s heartbeats, stops its own processes.
+TEST_F(RunNetns, ACutNodeIsReplacedAndItsProcessesStopByThemselves) {
+  constexpr const char* kSecondAttemptRuns = R"PY(import json, os, socket, time
+if os.environ["TOPOLAUNCH_RESTART_COUNT"] == "0":
+    open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
+    time.sleep(300)
+print("@second " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname()}), flush=True)
+)PY";
+  std::string script = WriteScript(kSecondAttemptRuns);
+  ProcessSpec spec = RunSpec(1, 29586,
+                             {"--nnodes", "3", "--max-restarts", "1", "--restart-delay", "1", "--grace", "1",
+                              "--heartbeat", "1"},
+                             script);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == 3 || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                        seconds(90)))
+      << "workers did not start";
+  auto set_link = [&](const char* state) {
+    ProcessSpec ip;
+    ip.argv = {"ip", "-n", testbed_->NodeNamespace(3), "link", "set", "eth0", state};
+    return RunProcess(ip);
+  };
+  Clock::time_point cut = Clock::now();
+  ProcessResult down = set_link("down");
+  ASSERT_EQ(down.exit_code, 0) << down.Describe();
+  // node3's own processes stop by its agent's missed heartbeats, while its link is still down.
+  EXPECT_TRUE(WaitUntil([&] { return !FindWorker(3, script).has_value(); }, seconds(10))) << "node3's worker still runs";
+  ProcessResult r = Finish(run, script, seconds(90));
+  auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - cut);
+  ProcessResult up = set_link("up");
+  EXPECT_EQ(r.exit_code, 0) << r.Describe() << "\n" << Tail(r.err, 4000);
+  EXPECT_NE(r.err.find("node3 lost: spare node4 takes its place"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node(s) lost: node3 (connection lost)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(": @second "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"host\": \"node3\""), std::string::npos) << "node3 ran in the second attempt: " << r.out;
+  EXPECT_LT(took, seconds(60)) << took.count() << " ms from the cut to the end of the second attempt";
+  ExpectNothingLeft(seconds(6));
+  EXPECT_EQ(up.exit_code, 0) << up.Describe();
+}
+
 // A second NIC on each node, on its own subnet: a veth pair inside the
 // node's namespace, eth1 with 10.201.0.K/24 (veths report the same speed as
 // eth0). Removed again when it goes, whatever the test did.

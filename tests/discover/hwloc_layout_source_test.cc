@@ -316,10 +316,11 @@ TEST(HwlocLayoutSource, LiveEqualsItsExportedXml) {
   HostLayout a = *live, b = *exported;
   a.source = b.source = "";
   a.nvml = b.nvml = std::nullopt;
-  // With a driver, NVML renames GPUs and adds NVLink peers: only live has that.
+  // With a driver, NVML renames GPUs and adds NVLink peers and fabric info:
+  // only live has that.
   if (live->nvml->status == "ok")
     for (HostLayout* l : {&a, &b})
-      for (Gpu& g : l->gpus) g.model.clear(), g.nvlink_peers.clear();
+      for (Gpu& g : l->gpus) g.model.clear(), g.nvlink_peers.clear(), g.nvlink_fabric.reset();
   EXPECT_EQ(a, b) << "live:\n" << LayoutToJson(a).dump(2) << "\nexported:\n" << LayoutToJson(b).dump(2);
 }
 
