@@ -42,16 +42,7 @@ json GpuJson(const Gpu& g) {
   return j;
 }
 
-// "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex.
-bool IsFabricUuid(std::string_view id) {
-  constexpr std::string_view kShape = "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh";
-  if (id.size() != kShape.size()) return false;
-  for (size_t i = 0; i < id.size(); ++i) {
-    bool hex = std::isdigit(static_cast<unsigned char>(id[i])) || (id[i] >= 'a' && id[i] <= 'f');
-    if (kShape[i] == 'h' ? !hex : id[i] != kShape[i]) return false;
-  }
-  return true;
-}
+
 
 json NicJson(const Nic& n) {
   return {{"name", n.name},
@@ -64,16 +55,18 @@ json NicJson(const Nic& n) {
           {"pci_parent", BridgeIdJson(n.pci_parent)}};
 }
 
-// "0000:07:00.0": 4 hex digits domain, lowercase, as hwloc prints it.
-bool IsPciBusId(std::string_view id) {
-  constexpr std::string_view kShape = "hhhh:hh:hh.h";
-  if (id.size() != kShape.size()) return false;
+// `id` has `shape`: each 'h' a lowercase hex digit, every other character itself.
+bool HasHexShape(std::string_view id, std::string_view shape) {
+  if (id.size() != shape.size()) return false;
   for (size_t i = 0; i < id.size(); ++i) {
     bool hex = std::isdigit(static_cast<unsigned char>(id[i])) || (id[i] >= 'a' && id[i] <= 'f');
-    if (kShape[i] == 'h' ? !hex : id[i] != kShape[i]) return false;
+    if (shape[i] == 'h' ? !hex : id[i] != shape[i]) return false;
   }
   return true;
 }
+
+// "0000:07:00.0": 4 hex digits domain, lowercase, as hwloc prints it.
+bool IsPciBusId(std::string_view id) { return HasHexShape(id, "hhhh:hh:hh.h"); }
 
 // Reads the layout with one JsonChecker; `c` collects the problems.
 class LayoutReader {
@@ -256,7 +249,7 @@ class LayoutReader {
   GpuFabric ReadGpuFabric(const json& j, const std::string& p) {
     GpuFabric f;
     f.cluster_uuid = c_.String(j, p, "cluster_uuid").value_or("");
-    if (!IsFabricUuid(f.cluster_uuid))
+    if (!HasHexShape(f.cluster_uuid, "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"))
       c_.Report(JsonPath(p, "cluster_uuid"),
                 fmt::format("expected a UUID like \"0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0\" (lowercase), found \"{}\"",
                             f.cluster_uuid));

@@ -98,18 +98,18 @@ TEST(NvlinkDomains, FilesWithoutTheViewStillRead) {
 
 TEST(NvlinkDomains, AViewThatDisagreesWithTheLayoutsIsNamed) {
   nlohmann::json doc = nlohmann::json::parse(FormatTopologyJson(Racks()));
-  doc["nvlink_domains"][1]["hosts"] = {"node04"};
+  doc["nvlink_domains"][1]["hosts"] = nlohmann::json::array({"node04"});
   Result<Topology> edited = ParseTopologyJson(doc.dump(), "edited.json");
   ASSERT_FALSE(edited.ok());
   EXPECT_NE(edited.error().Message().find("edited.json: $.nvlink_domains[1]"), std::string::npos) << edited.error().Message();
   EXPECT_NE(edited.error().Message().find("nvl1"), std::string::npos);
 
-  doc["nvlink_domains"] = {doc["nvlink_domains"][0]};
+  doc["nvlink_domains"] = nlohmann::json::array({doc["nvlink_domains"][0]});
   edited = ParseTopologyJson(doc.dump(), "short.json");
   ASSERT_FALSE(edited.ok());
   EXPECT_NE(edited.error().Message().find("is missing"), std::string::npos) << edited.error().Message();
 
-  doc["nvlink_domains"] = {{{"name", 3}}};
+  doc["nvlink_domains"] = nlohmann::json::array({nlohmann::json::object({{"name", 3}})});
   edited = ParseTopologyJson(doc.dump(), "typed.json");
   ASSERT_FALSE(edited.ok());
   EXPECT_NE(edited.error().Message().find("$.nvlink_domains[0].name"), std::string::npos) << edited.error().Message();
