@@ -57,15 +57,10 @@ Result<Fabric> LoadFabric(const AuditOptions& o) {
 // for the NVLink fabric checks: a wedged driver blocks here as it can in
 // sysfs, so it runs on the same helper thread, under the same deadline.
 HostLayout NvmlViewOf(const std::vector<LocalPciLink>& gpus) {
-  HostLayout layout;
-  for (const LocalPciLink& g : gpus) {
-    if (g.vendor != "nvidia") continue;
-    Gpu& gpu = layout.gpus.emplace_back();
-    gpu.pci_bus_id = g.bus_id;
-    gpu.vendor = "nvidia";
-  }
-  if (!layout.gpus.empty()) layout.nvml = ProbeNvml(layout);
-  return layout;
+  std::vector<std::string> nvidia;
+  for (const LocalPciLink& g : gpus)
+    if (g.vendor == "nvidia") nvidia.push_back(g.bus_id);
+  return NvmlGpuLayout(nvidia);
 }
 
 // Runs `work` on a helper thread and waits until the deadline; nullopt when

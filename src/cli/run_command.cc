@@ -45,8 +45,10 @@ starts again after --restart-delay. A node that was lost (its connection dropped
 killed, its preflight failed) is dropped for the rest of the run and replaced by a spare from
 the pool (--hosts/--hostfile/the allocation beyond --nnodes): one in its NVLink domain or on its
 leaf first, else the one that keeps the ring's switch crossings lowest; the plan is made again.
-A worker failing on healthy nodes restarts on the same nodes. Every attempt is listed at the end.
-  topolaunch run --hosts 'node[1-5]' --nnodes 4 --max-restarts 3 --failed-hosts lost.txt train.py
+A worker failing on healthy nodes restarts on the same nodes. With --audit every preflight also
+runs the node checks of `audit --local`, so a spare with a bad link is passed over. Every
+attempt is listed at the end.
+  topolaunch run --hosts 'node[1-5]' --nnodes 4 --max-restarts 3 --audit --failed-hosts lost.txt train.py
 
 Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
 3 preflight failed (nothing started), 130 interrupted.)EX");
@@ -111,6 +113,12 @@ Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
                   "changes); default: never fewer")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--failed-hosts", flags->failed_hosts, "write the nodes lost during the run to FILE, one per line (to drain them)");
+  cmd->add_flag("--audit", flags->audit,
+                "the preflight also runs the node checks of `audit --local` (HCA ports, GPU PCIe links, NUMA memory, "
+                "NVLink fabric) on every node: a node with an error finding is not ready (with --max-restarts, a "
+                "spare's failing check makes it lost in turn)");
+  cmd->add_option("--audit-sysfs-root", flags->audit_sysfs_root, "tests: the sysfs tree --audit reads on every node")
+      ->group("");
   cmd->add_option("--templates", flags->templates, "folder of env profile templates (see `topolaunch env`)");
   cmd->add_option("--profile", flags->profile, "env profile: auto, infiniband, roce, tcp")
       ->check(CLI::IsMember({"auto", "infiniband", "roce", "tcp"}))

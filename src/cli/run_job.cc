@@ -318,6 +318,7 @@ std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Jo
   expect.master_port = job.spec.master_port;
   expect.master_addr = master_addr;
   expect.want_interpreter = job.spec.python.empty();
+  expect.audit = flags.audit;
   std::vector<std::vector<std::string>> problems(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
@@ -508,6 +509,8 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
   options.preflight.master_addr = master_addr;
   options.preflight.want_layout = want_layout;
   options.preflight.cwd = job.spec.cwd;
+  options.preflight.audit = flags.audit;
+  options.preflight.sysfs_root = flags.audit_sysfs_root;
   if (!job.spec.script.starts_with('-')) options.preflight.files = {job.spec.script};  // not `-m module`
   options.preflight_timeout = Millis(flags.preflight_timeout_s);
   options.stop_grace = job.spec.grace + milliseconds(2000);

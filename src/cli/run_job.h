@@ -44,6 +44,8 @@ struct RunFlags {
   double restart_delay_s = 3;  ///< wait before each restart (a flapping link settles)
   int min_nnodes = 0;          ///< with no spare left, go on with fewer nodes down to this; 0: never fewer
   std::string failed_hosts;    ///< write the nodes lost to this file, one per line
+  bool audit = false;          ///< the preflight runs `audit --local`'s node checks on every node
+  std::string audit_sysfs_root;  ///< tests: where those read sysfs ("" = /)
 };
 
 /// Runs the job; `script_and_args` is SCRIPT followed by its arguments,

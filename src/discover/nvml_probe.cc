@@ -250,6 +250,17 @@ void SetNvLinkPeers(HostLayout& layout, const std::map<std::string, std::vector<
   }
 }
 
+HostLayout NvmlGpuLayout(const std::vector<std::string>& bus_ids) {
+  HostLayout layout;
+  for (const std::string& id : bus_ids) {
+    Gpu& gpu = layout.gpus.emplace_back();
+    gpu.pci_bus_id = id;
+    gpu.vendor = "nvidia";
+  }
+  if (!layout.gpus.empty()) layout.nvml = ProbeNvml(layout);
+  return layout;
+}
+
 NvmlFacts ProbeNvml(HostLayout& layout) {
   Nvml nvml;
   nvml.handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);

@@ -23,6 +23,11 @@ namespace topolaunch {
 /// GPU with such a link is a peer of every other one.
 NvmlFacts ProbeNvml(HostLayout& layout);
 
+/// A layout of just the NVIDIA GPUs at `bus_ids` (as sysfs lists them),
+/// with what NVML says of them (model, NVLink peers, fabric info) and its
+/// status: for the node checks, which read sysfs rather than hwloc.
+HostLayout NvmlGpuLayout(const std::vector<std::string>& bus_ids);
+
 /// Sets each GPU's `nvlink_peers` from `remotes`: GPU bus id -> the bus ids
 /// at the far end of its active NVLinks (as NVML reports them, normalized).
 /// Ends that are GPUs of `layout` are peers; an end that is not is an

@@ -158,6 +158,7 @@ json ReplyToJson(const PreflightReply& r) {
   j["file_problems"] = r.file_problems;
   j["interpreter"] = r.interpreter;
   j["interpreter_problem"] = r.interpreter_problem;
+  if (r.audit_errors) j["audit_errors"] = *r.audit_errors;
   return j;
 }
 
@@ -188,6 +189,10 @@ void ReadReplyFacts(JsonChecker& c, const json& j, PreflightReply& r) {
   if (const json* interfaces = c.Array(j, "$", "socket_interfaces", false)) r.socket_interfaces = SocketInterfacesFromJson(c, *interfaces);
   r.cwd_problem = c.String(j, "$", "cwd_problem", false).value_or("");
   r.file_problems = c.StringArray(j, "$", "file_problems", false);
+  if (c.Member(j, "$", "audit_errors", false)) {
+    r.audit_errors = c.StringArray(j, "$", "audit_errors", false);
+    if (r.audit_errors->size() > kMaxAuditErrors) r.audit_errors->resize(kMaxAuditErrors);
+  }
   r.interpreter = c.String(j, "$", "interpreter", false).value_or("");
   r.interpreter_problem = c.String(j, "$", "interpreter_problem", false).value_or("");
 }
@@ -205,6 +210,8 @@ std::string FormatPreflightRequest(const PreflightRequest& request) {
   body["cwd"] = BytesToJson(request.cwd);
   body["files"] = BytesArrayToJson(request.files);
   body["interpreter_of"] = BytesToJson(request.interpreter_of);
+  if (request.audit) body["audit"] = true;
+  if (!request.sysfs_root.empty()) body["sysfs_root"] = BytesToJson(request.sysfs_root);
   return DumpLine(json{{"preflight", body}}) + "\n";
 }
 
@@ -237,6 +244,11 @@ Result<PreflightRequest> ParsePreflightRequest(std::string_view line) {
   if (const json* of = c.Member(*body, p, "interpreter_of", false)) {
     if (std::optional<std::string> bytes = BytesFromJson(*of)) request.interpreter_of = std::move(*bytes);
     else c.Report(p + ".interpreter_of", kBytesExpected);
+  }
+  request.audit = c.Boolean(*body, p, "audit", false).value_or(false);
+  if (const json* root = c.Member(*body, p, "sysfs_root", false)) {
+    if (std::optional<std::string> bytes = BytesFromJson(*root)) request.sysfs_root = std::move(*bytes);
+    else c.Report(p + ".sysfs_root", kBytesExpected);
   }
   if (!c.ok()) return c.TakeError();
   return request;
@@ -314,6 +326,11 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
       problems.push_back("no GPU found (for a CPU-only job pass --no-gpus)");
     else if (reply.gpus < expect.nproc_per_node)
       problems.push_back(fmt::format("{}, but --nproc-per-node {}", Plural(reply.gpus, "GPU"), expect.nproc_per_node));
+  }
+  if (expect.audit) {
+    if (!reply.audit_errors) problems.push_back("did not run the node checks (an older topolaunch agent?)");
+    else
+      for (const std::string& finding : *reply.audit_errors) problems.push_back("audit: " + finding);
   }
   // The reply was written before it arrived, so an exact clock reads as a
   // small negative skew (the transit time); the tolerance covers both ways.

@@ -31,6 +31,8 @@ struct PreflightRequest {
   std::string cwd;                    ///< folder the job runs in; "" = not checked
   std::vector<std::string> files;     ///< must be readable there (the script)
   std::string interpreter_of;         ///< a program whose Python to report (torchrun); "" = not asked
+  bool audit = false;                 ///< run the node checks of `audit --local`
+  std::string sysfs_root;             ///< where those read sysfs; "" = "/" (tests point it at a fake tree)
   bool operator==(const PreflightRequest&) const = default;
 };
 
@@ -59,8 +61,14 @@ struct PreflightReply {
   std::vector<std::string> file_problems;  ///< "train.py: No such file or directory"
   std::string interpreter;                 ///< the Python `interpreter_of` runs under; "" = not asked or not known
   std::string interpreter_problem;         ///< why not known
+  /// With `audit` asked: its findings at error or worse, "check: message"
+  /// each (at most kMaxAuditErrors); nullopt when not asked.
+  std::optional<std::vector<std::string>> audit_errors;
   bool operator==(const PreflightReply&) const = default;
 };
+
+/// The most audit findings one reply carries (a broken node can have hundreds).
+inline constexpr size_t kMaxAuditErrors = 16;
 
 /// The prefix that marks the reply line on the agent's stdout.
 inline constexpr std::string_view kPreflightReplyPrefix = "@topolaunch-preflight ";
@@ -89,6 +97,7 @@ struct PreflightExpectations {
   bool want_interpreter = false;      ///< the node must have told torchrun's Python (no --python given)
   int64_t max_clock_skew_ms = 1000;
   int master_port = 0;                ///< named in the port sentence; 0: "master port"
+  bool audit = false;                 ///< the node checks were asked for: each error finding is a problem
 };
 
 /// Every problem of one node, one sentence each ("torchrun not found in

@@ -17,8 +17,11 @@
 
 #include <fmt/format.h>
 
+#include "audit/audit_node_checks.h"
+#include "audit/audit_sysfs_reader.h"
 #include "discover/hwloc_layout_source.h"
 #include "discover/local_host.h"
+#include "discover/nvml_probe.h"
 #include "env/rdma_sysfs.h"
 #include "env/route_lookup.h"
 #include "launch/program_search.h"
@@ -90,6 +93,27 @@ void FindInterpreter(const std::string& program, PreflightReply& reply) {
   reply.interpreter = std::move(interpreter).value();
 }
 
+// The node checks of `audit --local` (HCA ports, GPU PCIe links, NUMA
+// memory, the NVLink fabric): the findings at error or worse, most severe
+// first. A check that cannot run here (no HCA) is not a finding.
+std::vector<std::string> NodeCheckErrors(const std::string& root, const std::string& host) {
+  NodeFacts facts = ReadNodeFacts(root, host);
+  if (root == "/") {
+    std::vector<std::string> nvidia;
+    for (const LocalPciLink& g : facts.gpus)
+      if (g.vendor == "nvidia") nvidia.push_back(g.bus_id);
+    facts.nvml_gpus = NvmlGpuLayout(nvidia);
+  }
+  AuditReport report;
+  CheckNode(facts, NodeCheckOptions{}, report);
+  NormalizeReport(report);
+  std::vector<std::string> errors;
+  for (const Finding& f : report.findings)
+    if (f.severity >= Severity::kError && errors.size() < kMaxAuditErrors)
+      errors.push_back(fmt::format("{}: {}", f.check, f.message));
+  return errors;
+}
+
 }  // namespace
 
 PreflightReply GatherPreflight(const PreflightRequest& request) {
@@ -119,6 +143,7 @@ PreflightReply GatherPreflight(const PreflightRequest& request) {
     else reply.socket_route_problem = route.error().Message();
     reply.socket_interfaces = routes->Interfaces();
   }
+  if (request.audit) reply.audit_errors = NodeCheckErrors(request.sysfs_root.empty() ? "/" : request.sysfs_root, reply.hostname);
   reply.unix_time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();

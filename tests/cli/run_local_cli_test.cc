@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "audit/audit_fake_sysfs.h"
 #include "cli/cli_test_util.h"
 
 namespace topolaunch::testing {
@@ -289,6 +290,29 @@ TEST_F(RunLocalCliTest, InterruptStopsEverythingWithin5Seconds) {
   EXPECT_LT(std::chrono::steady_clock::now() - sent, milliseconds(5000));
   EXPECT_EQ(ProcessesMentioning(script), std::vector<std::string>{});
   EXPECT_NE((*run)->ReadLog().find("interrupted, every node stopped"), std::string::npos) << (*run)->ReadLog();
+}
+
+// --audit: the preflight runs the node checks of `audit --local`; a node
+// with an error finding is not ready and nothing starts.
+TEST_F(RunLocalCliTest, AuditInThePreflightRefusesASickNode) {
+  ASSERT_TRUE(HaveTorch()) << "Debian's python3-torch is not installed (bash tests/install_deps.sh test)";
+  std::string script = Write("t.py", "print('hi')\n");
+  FakeSysfs sick, healthy;
+  SickNode(sick);
+  HealthyNode(healthy);
+  auto run = [&](const FakeSysfs& sysfs) {
+    std::vector<std::string> args = Base(1);
+    args.insert(args.end(), {"--torchrun", kTorchrun, "--python", "/usr/bin/python3", "--audit", "--audit-sysfs-root",
+                             sysfs.root(), "--dry-run", script});
+    return RunTopolaunch(args);
+  };
+  ProcessResult refused = run(sick);
+  EXPECT_EQ(refused.exit_code, 3) << refused.Describe();
+  EXPECT_NE(refused.err.find("audit: gpu_pcie_link: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("0000:0a:00.0"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("nothing was started"), std::string::npos) << refused.err;
+  ProcessResult fit = run(healthy);
+  EXPECT_EQ(fit.exit_code, 0) << fit.Describe();
 }
 
 }  // namespace

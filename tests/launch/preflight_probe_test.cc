@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "audit/audit_fake_sysfs.h"
 #include "support/test_paths.h"
 
 namespace topolaunch {
@@ -165,6 +166,26 @@ TEST(GatherPreflight, FolderAndScriptAreChecked) {
   reply = GatherPreflight(request);
   EXPECT_EQ(reply.cwd_problem, dir.File("nowhere") + ": No such file or directory");
   EXPECT_TRUE(reply.file_problems.empty()) << "files are not looked for in a folder that is not there";
+}
+
+// --audit: the node checks of `audit --local` on the sysfs tree asked for;
+// the sick node's GPU at x8 is named, a healthy node has none, and without
+// the request nothing is said.
+TEST(GatherPreflight, NodeChecksWhenAsked) {
+  PreflightRequest request = Quick();
+  EXPECT_EQ(GatherPreflight(request).audit_errors, std::nullopt);
+  testing::FakeSysfs sick, healthy;
+  testing::SickNode(sick);
+  testing::HealthyNode(healthy);
+  request.audit = true;
+  request.sysfs_root = sick.root();
+  std::optional<std::vector<std::string>> errors = GatherPreflight(request).audit_errors;
+  ASSERT_TRUE(errors.has_value());
+  ASSERT_EQ(errors->size(), 1u) << ::testing::PrintToString(*errors);
+  EXPECT_NE(errors->front().find("gpu_pcie_link: "), std::string::npos) << errors->front();
+  EXPECT_NE(errors->front().find("0000:0a:00.0"), std::string::npos) << errors->front();
+  request.sysfs_root = healthy.root();
+  EXPECT_EQ(GatherPreflight(request).audit_errors, std::vector<std::string>{});
 }
 
 }  // namespace

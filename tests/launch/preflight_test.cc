@@ -70,6 +70,13 @@ PreflightRequest WithFolderAndFiles() {
   return request;
 }
 
+PreflightRequest WithAudit() {
+  PreflightRequest request = WithFolderAndFiles();
+  request.audit = true;
+  request.sysfs_root = "/tmp/fake sys";
+  return request;
+}
+
 class PreflightRequestRoundTrip : public ::testing::TestWithParam<PreflightRequest> {};
 
 TEST_P(PreflightRequestRoundTrip, ParsesWhatItFormats) {
@@ -85,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(Table, PreflightRequestRoundTrip,
                          ::testing::Values(PreflightRequest{},
                                            PreflightRequest{{"torchrun", "/usr/bin/python3", "a b\n\"c\""}, 29500, "node1", true, "", {}, ""},
                                            PreflightRequest{{}, 0, "10.0.0.1", false, "", {}, ""},
-                                           PreflightRequest{{"x"}, 65535, "", true, "", {}, ""}, WithFolderAndFiles()));
+                                           PreflightRequest{{"x"}, 65535, "", true, "", {}, ""}, WithFolderAndFiles(),
+                                           WithAudit()));
 
 class PreflightReplyRoundTrip : public ::testing::TestWithParam<PreflightReply> {};
 
@@ -110,8 +118,45 @@ PreflightReply PortFreeNoRdmaDevices() {
   return r;
 }
 
+PreflightReply WithAuditErrors(std::vector<std::string> errors) {
+  PreflightReply r = MinimalReply();
+  r.audit_errors = std::move(errors);
+  return r;
+}
+
 INSTANTIATE_TEST_SUITE_P(Table, PreflightReplyRoundTrip,
-                         ::testing::Values(PreflightReply{}, MinimalReply(), FullReply(), PortFreeNoRdmaDevices()));
+                         ::testing::Values(PreflightReply{}, MinimalReply(), FullReply(), PortFreeNoRdmaDevices(),
+                                           WithAuditErrors({}),
+                                           WithAuditErrors({"gpu_pcie_link: GPU 0000:0a:00.0 at x8, its slot x16"})));
+
+// --audit: each error finding of the node checks is a problem of its own;
+// an agent that did not run them (an older one) is not taken as healthy.
+TEST(Preflight, TheNodeChecksJudgeTheNodeWhenAsked) {
+  PreflightReply r;
+  r.hostname = "gpu01";
+  r.programs = {{"torchrun", "/usr/bin/torchrun"}};
+  r.port_free = true;
+  r.gpus = 8;
+  r.unix_time_ms = 1'717'000'000'000;
+  PreflightExpectations e;
+  e.nproc_per_node = 8;
+  EXPECT_TRUE(JudgePreflight("gpu01", r, r.unix_time_ms, e).empty());
+  e.audit = true;
+  EXPECT_EQ(JudgePreflight("gpu01", r, r.unix_time_ms, e),
+            std::vector<std::string>{"did not run the node checks (an older topolaunch agent?)"});
+  r.audit_errors = std::vector<std::string>{};
+  EXPECT_TRUE(JudgePreflight("gpu01", r, r.unix_time_ms, e).empty());
+  r.audit_errors = std::vector<std::string>{"port_state: mlx5_2 port 1 is Init", "numa_memory: NUMA node 1 has CPUs but no memory"};
+  EXPECT_EQ(JudgePreflight("gpu01", r, r.unix_time_ms, e),
+            (std::vector<std::string>{"audit: port_state: mlx5_2 port 1 is Init",
+                                      "audit: numa_memory: NUMA node 1 has CPUs but no memory"}));
+  // A hostile reply cannot make the list grow without bound.
+  PreflightReply many = r;
+  many.audit_errors = std::vector<std::string>(1000, "x: y");
+  Result<PreflightReply> parsed = ParsePreflightReply(FormatPreflightReply(many));
+  ASSERT_TRUE(parsed.ok()) << parsed.error().Message();
+  EXPECT_EQ(parsed->audit_errors->size(), kMaxAuditErrors);
+}
 
 TEST(Preflight, TellsRequestsFromLaunchMessagesAndReplies) {
   EXPECT_TRUE(IsPreflightRequest(R"({"preflight":{}})"));
