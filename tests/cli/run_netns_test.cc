@@ -524,6 +524,45 @@ TEST_F(RunNetns, ACutNodeIsReplacedAndItsProcessesStopByThemselves) {
   EXPECT_EQ(up.exit_code, 0) << up.Describe();
 }
 
+// No spare in the pool: the lost node fails the job, named, unless
+// --min-nnodes lets it go on with fewer (the second attempt then runs on
+// the two nodes left and succeeds).
+TEST_F(RunNetns, WithNoSpareALostNodeFailsTheJobUnlessMinNnodesAllowsFewer) {
+  for (bool fewer : {false, true}) {
+    SCOPED_TRACE(fewer ? "--min-nnodes 2" : "no --min-nnodes");
+    std::string script = WriteScript(kSecondAttemptRuns);
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      if (entry.path().filename().string().starts_with("ready-")) std::filesystem::remove(entry.path());
+    std::vector<std::string> argv = {TopolaunchBinary(), "run", "--hosts", "node1,node2,node3", "--nproc-per-node", "1",
+                                     "--no-gpus", "--topology", Topo(), "--torchrun", kTorchrun, "--python", kPython,
+                                     "--master-port", fewer ? "29590" : "29588", "--max-restarts", "1",
+                                     "--restart-delay", "0", "--grace", "1"};
+    if (fewer) argv.insert(argv.end(), {"--min-nnodes", "2"});
+    argv.push_back(script);
+    ProcessSpec spec = testbed_->InHead(argv);
+    spec.timeout = seconds(180);
+    std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+    ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == 3 || run.wait_for(milliseconds(0)) == std::future_status::ready; },
+                          seconds(90)))
+        << "workers did not start";
+    testbed_->StopNode(3);
+    ProcessResult r = Finish(run, script, seconds(90));
+    Status restarted = testbed_->RestartNode(3);
+    if (fewer) {
+      EXPECT_EQ(r.exit_code, 0) << r.Describe() << "\n" << Tail(r.err, 3000);
+      EXPECT_NE(r.err.find("node3 lost and no spare left: going on with 2 node(s) (--min-nnodes 2)"), std::string::npos) << r.err;
+      EXPECT_EQ(SecondAttemptHosts(r.out), (std::map<int, std::string>{{0, "node1"}, {1, "node2"}})) << r.out;
+    } else {
+      EXPECT_EQ(r.exit_code, 1) << r.Describe();
+      EXPECT_NE(r.err.find("node3 lost and no spare left in the pool; --min-nnodes K lets the job go on with fewer nodes"),
+                std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("attempts: 1"), std::string::npos) << r.err;
+    }
+    ExpectNothingLeft(seconds(6));
+    ASSERT_TRUE(restarted.ok()) << restarted.error().Message();
+  }
+}
+
 // A second NIC on each node, on its own subnet: a veth pair inside the
 // node's namespace, eth1 with 10.201.0.K/24 (veths report the same speed as
 // eth0). Removed again when it goes, whatever the test did.
