@@ -15,6 +15,8 @@ const NvlinkDomain* NvlinkDomains::Find(std::string_view host) const {
 }
 
 std::optional<std::pair<std::string, unsigned>> HostNvlinkDomainKey(const HostLayout& layout) {
+  if (std::none_of(layout.gpus.begin(), layout.gpus.end(), [](const Gpu& g) { return g.nvlink_fabric.has_value(); }))
+    return std::nullopt;  // the common case, kept cheap: planning 12,500 hosts asks this of each
   std::map<std::pair<std::string, unsigned>, int> count;
   for (const Gpu& g : layout.gpus)
     if (g.nvlink_fabric && g.nvlink_fabric->InDomain()) ++count[{g.nvlink_fabric->cluster_uuid, g.nvlink_fabric->clique_id}];
@@ -25,11 +27,11 @@ std::optional<std::pair<std::string, unsigned>> HostNvlinkDomainKey(const HostLa
   return best;
 }
 
-NvlinkDomains ComputeNvlinkDomains(const std::vector<std::pair<std::string, const HostLayout*>>& hosts) {
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>> members;
-  for (const auto& [host, layout] : hosts)
-    if (layout)
-      if (auto key = HostNvlinkDomainKey(*layout)) members[*key].push_back(host);
+namespace {
+
+using Members = std::map<std::pair<std::string, unsigned>, std::vector<std::string>>;
+
+NvlinkDomains FromMembers(Members members) {
   NvlinkDomains out;
   for (auto& [key, names] : members) {
     std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
@@ -45,11 +47,22 @@ NvlinkDomains ComputeNvlinkDomains(const std::vector<std::pair<std::string, cons
   return out;
 }
 
+}  // namespace
+
+NvlinkDomains ComputeNvlinkDomains(const std::vector<std::pair<std::string, const HostLayout*>>& hosts) {
+  Members members;
+  for (const auto& [host, layout] : hosts)
+    if (layout)
+      if (auto key = HostNvlinkDomainKey(*layout)) members[*key].push_back(host);
+  return FromMembers(std::move(members));
+}
+
 NvlinkDomains ComputeNvlinkDomains(const Topology& topology) {
-  std::vector<std::pair<std::string, const HostLayout*>> hosts;
-  hosts.reserve(topology.hosts.size());
-  for (const TopologyHost& h : topology.hosts) hosts.emplace_back(h.name, h.layout ? &*h.layout : nullptr);
-  return ComputeNvlinkDomains(hosts);
+  Members members;
+  for (const TopologyHost& h : topology.hosts)
+    if (h.layout)
+      if (auto key = HostNvlinkDomainKey(*h.layout)) members[*key].push_back(h.name);
+  return FromMembers(std::move(members));
 }
 
 nlohmann::ordered_json NvlinkDomainsToJson(const NvlinkDomains& domains) {

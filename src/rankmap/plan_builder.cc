@@ -245,8 +245,9 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
     node.first_rank = node.node_rank * plan.nproc_per_node;
   }
   if (groups) PlaceNodes(*groups, plan.nodes);
-  for (PlanNode& node : plan.nodes)
-    if (const NvlinkDomain* d = domains.Find(node.host)) node.nvlink_domain = d->name;
+  if (!domains.empty())
+    for (PlanNode& node : plan.nodes)
+      if (const NvlinkDomain* d = domains.Find(node.host)) node.nvlink_domain = d->name;
   if (Status bound = BindAll(index, request, plan); !bound.ok()) return bound.take_error();
 
   std::unordered_set<std::string> in_plan(order.begin(), order.end());

@@ -157,8 +157,9 @@ void AssignKeys(std::vector<Keyed>& hosts, const FabricGroups& groups) {
   // Units of more than one host are the NVLink domains; a host in none is
   // placed as before: in the middle of its own leaf group's run.
   std::vector<UnitPlace> units(groups.nvlink.domains.size());
+  const bool any_domain = !groups.nvlink.domain_of.empty();
   for (Keyed& h : hosts) {
-    auto d = groups.nvlink.domain_of.find(*h.name);
+    auto d = any_domain ? groups.nvlink.domain_of.find(*h.name) : groups.nvlink.domain_of.end();
     h.unit = d != groups.nvlink.domain_of.end() ? d->second : kNone;
     if (h.unit == kNone) continue;
     UnitPlace& u = units[h.unit];

@@ -88,10 +88,12 @@ PlanMetrics ComputeMetrics(const FabricGroups* groups, const std::vector<std::st
     metrics.levels.push_back(
         Crossings(level, LevelName(level), Ids(planned, level), Ids(natural, level), Ids(user, level)));
   const NvlinkDomains& d = domains ? *domains : g.nvlink;
-  std::vector<long> in_domain = NvlinkDomainIds(d, order);
-  if (std::any_of(in_domain.begin(), in_domain.end(), [](long id) { return id >= 0; }))
-    metrics.nvlink_domain =
-        Crossings(0, "nvlink_domain", in_domain, NvlinkDomainIds(d, by_name), NvlinkDomainIds(d, given));
+  if (!d.empty()) {  // else every host is its own domain: no level of its own
+    std::vector<long> in_domain = NvlinkDomainIds(d, order);
+    if (std::any_of(in_domain.begin(), in_domain.end(), [](long id) { return id >= 0; }))
+      metrics.nvlink_domain =
+          Crossings(0, "nvlink_domain", in_domain, NvlinkDomainIds(d, by_name), NvlinkDomainIds(d, given));
+  }
   const LevelCrossings& leaf = metrics.levels.front();
   metrics.ring_leaf_crossings = leaf.crossings;
   metrics.ring_leaf_crossings_lower_bound = leaf.lower_bound;
