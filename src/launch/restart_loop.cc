@@ -95,9 +95,9 @@ int RunAttempts(const RestartOptions& options, const RunPass& pass, const Restar
     }
     size_t min_nodes = options.min_nnodes > 0 ? static_cast<size_t>(options.min_nnodes) : 0;
     Result<std::vector<std::string>> next = ReplaceLost(r, failed, min_nodes, io);
-    if (!next.ok()) {
+    if (!next.ok()) {  // the job failed: an attempt ran, and what it lost cannot be replaced
       io.report_error(next.error());
-      return finish(r.status == 0 ? 1 : r.status);
+      return finish(1);
     }
     if (preflight_lost) {  // a spare failed its preflight: the next one, at once, same restart
       request.hosts = std::move(next).value();

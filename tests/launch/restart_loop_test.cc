@@ -115,6 +115,21 @@ TEST(RestartLoop, ASpareThatFailsItsPreflightIsReplacedAtOnce) {
   EXPECT_EQ(rec.files["lost.txt"], "node04\nnode05\n");
 }
 
+TEST(RestartLoop, TheLastSpareFailingItsPreflightFailsTheJob) {
+  Recorder rec;
+  int status = RunAttempts({3, 0, 0, ""}, [&](const PassRequest& req) {
+    rec.requests.push_back(req);
+    std::vector<std::string> all_but_one = {"node01", "node02", "node03", "node04", "node05"};
+    if (rec.requests.size() == 1) return Ran(1, all_but_one, {"node05"});
+    PassResult r = Ran(3, *req.hosts, {"node06"});  // the only spare is not ready
+    r.ran = false;
+    return r;
+  }, rec.Io());
+  EXPECT_EQ(status, 1) << "the job failed (it ran); not 3, which says nothing started";
+  ASSERT_EQ(rec.errors.size(), 1u);
+  EXPECT_NE(rec.errors[0].find("node06 lost and no spare left"), std::string::npos) << rec.errors[0];
+}
+
 TEST(RestartLoop, NoSpareLeftFailsNamingTheLostNodeUnlessMinNnodesAllows) {
   Recorder rec;
   auto all_busy = [&](const PassRequest& req) {
