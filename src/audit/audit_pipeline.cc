@@ -17,10 +17,10 @@
 #include "core/text_io.h"
 #include "audit/audit_fabric_checks.h"
 #include "audit/audit_nvlink_checks.h"
-#include "discover/nvml_probe.h"
 #include "audit/audit_node_checks.h"
 #include "audit/audit_sysfs_reader.h"
 #include "discover/hwloc_layout_source.h"
+#include "discover/nvml_probe.h"
 #include "discover/ibnetdiscover_parser.h"
 #include "topolaunch/topology_json.h"
 

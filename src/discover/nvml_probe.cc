@@ -57,6 +57,7 @@ struct NvmlGpuFabricInfoV2 {
   unsigned char state;
   unsigned health_mask;
 };
+static_assert(sizeof(NvmlGpuFabricInfo) == 28 && sizeof(NvmlGpuFabricInfoV2) == 36, "nvml.h's layouts");
 // NVML_STRUCT_VERSION(GpuFabricInfo, 2): the size, and the version in the top byte.
 constexpr unsigned kGpuFabricInfoV2 = static_cast<unsigned>(sizeof(NvmlGpuFabricInfoV2)) | (2u << 24);
 
