@@ -20,7 +20,6 @@
 #include "audit/audit_node_checks.h"
 #include "audit/audit_sysfs_reader.h"
 #include "discover/hwloc_layout_source.h"
-#include "discover/nvml_probe.h"
 #include "discover/ibnetdiscover_parser.h"
 #include "topolaunch/topology_json.h"
 
@@ -53,16 +52,6 @@ Result<Fabric> LoadFabric(const AuditOptions& o) {
   return ParseIbnetdiscover(*text, o.fabric);
 }
 
-// This node's NVIDIA GPUs (as sysfs found them) with what NVML says of them,
-// for the NVLink fabric checks: a wedged driver blocks here as it can in
-// sysfs, so it runs on the same helper thread, under the same deadline.
-HostLayout NvmlViewOf(const std::vector<LocalPciLink>& gpus) {
-  std::vector<std::string> nvidia;
-  for (const LocalPciLink& g : gpus)
-    if (g.vendor == "nvidia") nvidia.push_back(g.bus_id);
-  return NvmlGpuLayout(nvidia);
-}
-
 // Runs `work` on a helper thread and waits until the deadline; nullopt when
 // it did not finish (the thread is left behind, owning its own copies).
 std::optional<NodeFacts> ReadFactsBy(const std::string& root, const std::string& host, Clock::time_point deadline) {
@@ -73,9 +62,7 @@ std::optional<NodeFacts> ReadFactsBy(const std::string& root, const std::string&
   };
   auto handoff = std::make_shared<Handoff>();
   std::thread([handoff, root, host] {
-    NodeFacts facts = ReadNodeFacts(root, host);
-    // NVML only on the live machine: a test's sysfs tree has no driver behind it.
-    if (root == "/") facts.nvml_gpus = NvmlViewOf(facts.gpus);
+    NodeFacts facts = ReadNodeFacts(root, host);  // with NVML, under the same deadline
     std::lock_guard lock(handoff->mutex);
     handoff->facts = std::move(facts);
     handoff->done.notify_all();

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "discover/nvml_probe.h"
+
 namespace topolaunch {
 
 namespace {
@@ -140,6 +142,12 @@ NodeFacts ReadNodeFacts(const std::string& root, const std::string& host) {
   ReadIbPorts(base, facts);
   ReadGpus(base, facts);
   ReadNuma(base, facts);
+  if (base == fs::path("/")) {
+    std::vector<std::string> nvidia;
+    for (const LocalPciLink& g : facts.gpus)
+      if (g.vendor == "nvidia") nvidia.push_back(g.bus_id);
+    facts.nvml_gpus = NvmlGpuLayout(nvidia);
+  }
   return facts;
 }
 

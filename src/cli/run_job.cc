@@ -454,6 +454,15 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     r.status = status;
     return r;
   };
+  // An attempt the loop may follow with another: its nodes, the pool the
+  // spares come from, the topology to choose them by, how long it took.
+  auto attempt = [&](PassResult r, Job& job, const std::vector<SessionNode>& nodes) {
+    for (const SessionNode& node : nodes) r.order.push_back(node.host);
+    r.pool = job.hosts;
+    r.topology = std::make_shared<const Topology>(std::move(job.topology));
+    r.lasted = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - pass_started);
+    return r;
+  };
   Result<Job> prepared = PrepareJob(flags, script_and_args);
   if (!prepared.ok()) return done(ReportError(prepared.error()));
   Job& job = *prepared;
@@ -562,12 +571,8 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
                        nodes.size(), FormatPreflightProblems(nodes, problems)));
       for (size_t i = 0; i < nodes.size(); ++i)
         if (!problems[i].empty()) r.lost.push_back(nodes[i].host);
-      r.pool = job.hosts;
-      for (const SessionNode& node : nodes) r.order.push_back(node.host);
-      r.topology = std::make_shared<const Topology>(std::move(job.topology));
       r.outcome = fmt::format("preflight: not ready: {}", HostListForMessages(r.lost));
-      r.lasted = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - pass_started);
-      return r;
+      return attempt(std::move(r), job, nodes);
     }
     PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad,
                                 nodes.size(), FormatPreflightProblems(nodes, problems)));
@@ -626,11 +631,7 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     for (size_t i : failure.lost) r.lost.push_back(nodes[i].host);
     r.outcome = "failed: " + failure.what;
   }
-  for (const SessionNode& node : nodes) r.order.push_back(node.host);
-  r.pool = job.hosts;
-  r.topology = std::make_shared<const Topology>(std::move(job.topology));
-  r.lasted = wall;
-  return r;
+  return attempt(std::move(r), job, nodes);
 }
 
 }  // namespace

@@ -21,7 +21,6 @@
 #include "audit/audit_sysfs_reader.h"
 #include "discover/hwloc_layout_source.h"
 #include "discover/local_host.h"
-#include "discover/nvml_probe.h"
 #include "env/rdma_sysfs.h"
 #include "env/route_lookup.h"
 #include "launch/program_search.h"
@@ -98,12 +97,6 @@ void FindInterpreter(const std::string& program, PreflightReply& reply) {
 // first. A check that cannot run here (no HCA) is not a finding.
 std::vector<std::string> NodeCheckErrors(const std::string& root, const std::string& host) {
   NodeFacts facts = ReadNodeFacts(root, host);
-  if (root == "/") {
-    std::vector<std::string> nvidia;
-    for (const LocalPciLink& g : facts.gpus)
-      if (g.vendor == "nvidia") nvidia.push_back(g.bus_id);
-    facts.nvml_gpus = NvmlGpuLayout(nvidia);
-  }
   AuditReport report;
   CheckNode(facts, NodeCheckOptions{}, report);
   NormalizeReport(report);

@@ -24,8 +24,6 @@ namespace topolaunch {
 
 namespace {
 
-using std::chrono::milliseconds;
-
 // The nodes for the next attempt: `order` with each lost node replaced by a
 // spare (or dropped, while more than `min_nodes` remain). An error names
 // what was lost when neither works.

@@ -98,26 +98,6 @@ Result<int> DefaultNproc(const std::vector<std::string>& hosts, const HostIndex&
   return Error(ErrorCode::kBadUsage, "--nproc-per-node", fmt::format("required: hosts do not agree on one GPU count ({})", detail));
 }
 
-// The given order, but each NVLink domain's hosts together where its first
-// one is (a layouts-only topology: no IB fabric to order by).
-std::vector<std::string> KeepDomainsTogether(const std::vector<std::string>& order, const NvlinkDomains& domains) {
-  std::vector<std::vector<std::string>> runs;
-  std::unordered_map<size_t, size_t> run_of;  // domain -> index in runs
-  for (const std::string& host : order) {
-    auto d = domains.domain_of.find(host);
-    if (d == domains.domain_of.end()) {
-      runs.push_back({host});
-      continue;
-    }
-    auto [it, added] = run_of.emplace(d->second, runs.size());
-    if (added) runs.emplace_back();
-    runs[it->second].push_back(host);
-  }
-  std::vector<std::string> out;
-  for (std::vector<std::string>& run : runs) out.insert(out.end(), run.begin(), run.end());
-  return out;
-}
-
 // Fills each node's place: leaf, leaves, groups renumbered by first appearance.
 void PlaceNodes(const FabricGroups& groups, std::vector<PlanNode>& nodes) {
   std::vector<std::unordered_map<int, int>> renumber(groups.group_levels);
@@ -221,7 +201,7 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
     order = std::move(map->order);
     plan.unknown_hosts = std::move(map->unknown);
   } else if (!domains.empty()) {
-    order = KeepDomainsTogether(order, domains);
+    order = KeepNvlinkDomainsTogether(order, domains);
     plan.notes.push_back("the topology has no fabric (no switches): hosts keep the given order, each NVLink domain "
                          "together where its first host is");
   } else {

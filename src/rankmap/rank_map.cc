@@ -177,22 +177,27 @@ void AssignKeys(std::vector<Keyed>& hosts, const FabricGroups& groups) {
   }
 }
 
-// Hosts off the fabric: last, each NVLink domain together, in natural order.
-std::vector<std::string> OrderUnknown(const std::vector<std::string>& unknown, const NvlinkDomains& domains) {
-  std::vector<std::pair<size_t, size_t>> keyed;  // (domain's first index, own index)
-  std::map<size_t, size_t> first;
-  for (size_t i = 0; i < unknown.size(); ++i) {
-    auto d = domains.domain_of.find(unknown[i]);
-    size_t unit = d == domains.domain_of.end() ? domains.domains.size() + i : d->second;
-    keyed.emplace_back(first.emplace(unit, i).first->second, i);
+}  // namespace
+
+std::vector<std::string> KeepNvlinkDomainsTogether(const std::vector<std::string>& hosts, const NvlinkDomains& domains) {
+  if (domains.empty()) return hosts;
+  std::vector<std::vector<std::string>> runs;
+  std::unordered_map<size_t, size_t> run_of;  // domain -> index in runs
+  for (const std::string& host : hosts) {
+    auto d = domains.domain_of.find(host);
+    if (d == domains.domain_of.end()) {
+      runs.push_back({host});
+      continue;
+    }
+    auto [it, added] = run_of.emplace(d->second, runs.size());
+    if (added) runs.emplace_back();
+    runs[it->second].push_back(host);
   }
-  std::sort(keyed.begin(), keyed.end());
   std::vector<std::string> out;
-  for (const auto& [unit, i] : keyed) out.push_back(unknown[i]);
+  out.reserve(hosts.size());
+  for (std::vector<std::string>& run : runs) out.insert(out.end(), run.begin(), run.end());
   return out;
 }
-
-}  // namespace
 
 Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std::string>& hosts,
                                bool allow_unknown) {
@@ -217,7 +222,7 @@ Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std
   std::sort(placed.begin(), placed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
   map.order.reserve(sorted.size());
   for (const Keyed& h : placed) map.order.push_back(*h.name);
-  std::vector<std::string> unknown = OrderUnknown(map.unknown, groups.nvlink);
+  std::vector<std::string> unknown = KeepNvlinkDomainsTogether(map.unknown, groups.nvlink);
   map.order.insert(map.order.end(), unknown.begin(), unknown.end());
   return map;
 }

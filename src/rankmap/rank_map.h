@@ -27,6 +27,10 @@ struct RankMap {
 Result<RankMap> ComputeRankMap(const FabricGroups& groups, const std::vector<std::string>& hosts,
                                bool allow_unknown);
 
+/// `hosts` in their order, except that each NVLink domain's hosts come
+/// together where its first one is (hosts in no domain stay where they are).
+std::vector<std::string> KeepNvlinkDomainsTogether(const std::vector<std::string>& hosts, const NvlinkDomains& domains);
+
 /// Natural-order copy of `hosts` ("node2" before "node10").
 std::vector<std::string> NaturalSorted(std::vector<std::string> hosts);
 

@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
-#include <tuple>
 
 #include "rankmap/rank_map.h"
 #include "rankmap/ring_metrics.h"
