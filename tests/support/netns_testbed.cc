@@ -144,6 +144,24 @@ class RouteLock {
   int fd_;
 };
 
+// Whether a live testbed (this process's or another's) or the shared
+// testbed's feas-* namespaces still use the route; entries of processes that
+// are gone (a test killed mid-run) are removed. Called under RouteLock.
+bool RouteHasUsers() {
+  std::error_code ec;
+  bool users = false;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(kRouteUsers, ec)) {
+    std::string name = entry.path().filename().string();  // tl<pid>-<n>
+    size_t dash = name.find('-');
+    std::string pid = name.size() > 2 && dash != std::string::npos ? name.substr(2, dash - 2) : "";
+    if (!pid.empty() && std::filesystem::exists("/proc/" + pid, ec)) users = true;
+    else stale.push_back(entry.path());
+  }
+  for (const std::filesystem::path& path : stale) std::filesystem::remove(path, ec);
+  return users || Output({"ip", "netns", "list"}).find("feas-") != std::string::npos;
+}
+
 }  // namespace
 
 Status NetnsTestbed::Build(int nodes, const std::vector<std::string>& sshd_options) {
@@ -283,20 +301,16 @@ void NetnsTestbed::TearDown() {
   std::error_code ec;
   std::filesystem::remove(std::string(kRouteUsers) + "/" + prefix_, ec);
   route_user_ = false;
-  // Users whose process is gone (a test killed mid-run) do not count.
-  bool others = false;
-  std::vector<std::filesystem::path> stale;
-  for (const auto& entry : std::filesystem::directory_iterator(kRouteUsers, ec)) {
-    std::string name = entry.path().filename().string();  // tl<pid>-<n>
-    size_t dash = name.find('-');
-    std::string pid = name.size() > 2 && dash != std::string::npos ? name.substr(2, dash - 2) : "";
-    if (!pid.empty() && std::filesystem::exists("/proc/" + pid, ec)) others = true;
-    else stale.push_back(entry.path());
-  }
-  for (const std::filesystem::path& path : stale) std::filesystem::remove(path, ec);
-  others = others || Output({"ip", "netns", "list"}).find("feas-") != std::string::npos;
-  if (!others && !Output({"ip", "route", "show", "10.200.0.0/24"}).empty())
+  if (!RouteHasUsers() && !Output({"ip", "route", "show", "10.200.0.0/24"}).empty())
     (void)Run({"ip", "route", "del", "unreachable", "10.200.0.0/24"});
+}
+
+std::optional<std::string> NetnsTestbed::OrphanedRoute() {
+  RouteLock lock;
+  if (RouteHasUsers()) return std::nullopt;
+  std::string route = Output({"ip", "route", "show", "10.200.0.0/24"});
+  if (route.empty()) return std::nullopt;
+  return route;
 }
 
 NetnsTestbed::EnterHead::EnterHead(const NetnsTestbed& testbed) {

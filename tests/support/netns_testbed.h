@@ -81,6 +81,11 @@ class NetnsTestbed {
   Status RestartNode(int i);
   /// PIDs of the processes running in node i's namespace (`ip netns pids`).
   std::vector<pid_t> PidsInNode(int i) const;
+  /// The root namespace's safety route when it is still there though no
+  /// live testbed uses it (a leak), else nullopt; checked under the lock
+  /// testbeds add and remove it under, so a parallel test's is never taken
+  /// for a leak.
+  static std::optional<std::string> OrphanedRoute();
 
   /// While alive, the calling thread (and threads it creates) use the head
   /// namespace's network; the destructor restores the thread's own.

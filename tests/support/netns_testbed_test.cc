@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <optional>
 
 namespace topolaunch::testing {
 namespace {
@@ -28,14 +28,8 @@ TEST(NetnsTestbed, TearsDownEverythingItStarted) {
   std::string left = NetnsList();
   EXPECT_EQ(left.find(head.substr(0, head.size() - 5)), std::string::npos) << left;
   for (pid_t pid : pids) EXPECT_TRUE(ReadFile("/proc/" + std::to_string(pid) + "/cmdline").empty()) << pid;
-  // Only when no other testbed (a parallel test process) still uses it.
-  std::error_code ec;
-  bool users = std::filesystem::exists("/run/topolaunch-testbeds", ec) &&
-               !std::filesystem::is_empty("/run/topolaunch-testbeds", ec);
-  if (!users && left.find("feas-") == std::string::npos) {
-    ProcessResult route = RunProcess(ProcessSpec{{"ip", "route", "show", "10.200.0.0/24"}, {}, "", std::chrono::seconds(10)});
-    EXPECT_EQ(route.out, "") << "the route outlived the last testbed";
-  }
+  std::optional<std::string> orphaned = NetnsTestbed::OrphanedRoute();
+  EXPECT_FALSE(orphaned.has_value()) << "the route outlived the last testbed: " << orphaned.value_or("");
 }
 
 }  // namespace
