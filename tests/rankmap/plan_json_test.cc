@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "rankmap/audit_health.h"
 #include "support/topology_samples.h"
 
@@ -54,6 +55,31 @@ TEST(PlanJsonTest, RoundTripsAndHasSpecKeys) {
   Result<Plan> back = ParsePlanJson(text, "plan.json");
   ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(*back, plan);
+  EXPECT_EQ(FormatPlanJson(*back), text);
+}
+
+// Written straight out (no DOM), the plan is still exactly the pretty form
+// nlohmann gives the same document, with every optional part present.
+TEST(PlanJsonTest, TheTextIsNlohmannsPrettyFormOfItself) {
+  Plan plan = SmallPlan();
+  plan.nodes[1].leaf.reset();
+  plan.nodes[1].groups.clear();
+  plan.nodes[1].nvlink_domain = "nvl0";
+  plan.nodes[1].local[0] = RankBinding{};
+  plan.metrics.nvlink_domain = LevelCrossings{0, "nvlink_domain", 1, 1, 2, 2, 0, 0, 0, 0};
+  plan.unknown_hosts = {"node09"};
+  plan.rails = {{0, {"mlx5_0"}, {0x1001, 0x1002}}, {1, {}, {}}};
+  plan.notes = {"quote \" tab\t", "bad \xff byte", "é"};
+  std::string text = FormatPlanJson(plan);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(DumpJsonText(doc, 2) + "\n", text);
+  EXPECT_EQ(doc["nodes"][1]["leaf"], nullptr);
+  EXPECT_EQ(doc["nodes"][1]["spine_group"], nullptr);
+  EXPECT_EQ(doc["nodes"][1]["local"][0]["cpus"], nullptr);
+  EXPECT_EQ(doc["metrics"]["nvlink_domain"]["crossings"], 1);
+  EXPECT_EQ(doc["rails"][1]["devices"], nlohmann::ordered_json::array());
+  Result<Plan> back = ParsePlanJson(text, "plan.json");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(FormatPlanJson(*back), text);
 }
 

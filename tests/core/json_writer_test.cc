@@ -1,0 +1,89 @@
+// JsonWriter writes what nlohmann's dump writes for the same document, byte
+// for byte: every test builds a document both ways and compares.
+#include "core/json_writer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/json_text.h"
+
+namespace topolaunch {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Writes `doc` through JsonWriter by walking it, so the writer's output can
+// be set against DumpJsonText(doc, indent).
+void Walk(JsonWriter& w, const ojson& doc) {
+  if (doc.is_object()) {
+    w.BeginObject();
+    for (const auto& [key, value] : doc.items()) {
+      w.Key(key);
+      Walk(w, value);
+    }
+    w.EndObject();
+  } else if (doc.is_array()) {
+    w.BeginArray();
+    for (const ojson& value : doc) Walk(w, value);
+    w.EndArray();
+  } else if (doc.is_string()) {
+    w.String(doc.get_ref<const std::string&>());
+  } else if (doc.is_boolean()) {
+    w.Bool(doc.get<bool>());
+  } else if (doc.is_null()) {
+    w.Null();
+  } else {
+    w.Int(doc.get<long long>());
+  }
+}
+
+std::string Written(const ojson& doc, int indent) {
+  JsonWriter w(indent);
+  Walk(w, doc);
+  return w.Take();
+}
+
+ojson Sample() {
+  ojson doc = ojson::parse(R"({
+    "schema": "x/1", "n": -42, "big": 9007199254740993, "t": true, "f": false, "nothing": null,
+    "empty_object": {}, "empty_array": [], "nested": [[], {}, [1, [2, {"a": []}]], {"b": {"c": null}}],
+    "strings": ["", "plain", "quote \" and backslash \\", "tab\tnew\nline\r", "\u0001\u001f\u007f", "é ü 中 🙂"]
+  })");
+  doc["bytes"] = ojson::array({std::string("bad \xff byte"), std::string("cut \xe2\x82"), std::string("\xe2\x82" "A"),
+                               std::string("\xed\xa0\x80 surrogate"), std::string("\xc0\xaf overlong")});
+  doc[std::string("key \xfe with \"odd\" bytes")] = 1;
+  return doc;
+}
+
+TEST(JsonWriter, PrettyFormIsNlohmannsByteForByte) {
+  ojson doc = Sample();
+  for (int indent : {2, 4, 0}) EXPECT_EQ(Written(doc, indent), DumpJsonText(doc, indent)) << "indent " << indent;
+}
+
+TEST(JsonWriter, OneLineFormIsNlohmannsByteForByte) {
+  ojson doc = Sample();
+  EXPECT_EQ(Written(doc, -1), DumpJsonText(doc, -1));
+}
+
+TEST(JsonWriter, ScalarsAndEmptyContainersAtTheTop) {
+  for (const char* text : {"[]", "{}", "null", "7", "\"s\"", "[[]]", "{\"a\":{}}"}) {
+    ojson doc = ojson::parse(text);
+    EXPECT_EQ(Written(doc, 2), DumpJsonText(doc, 2)) << text;
+  }
+}
+
+TEST(JsonWriter, HelpersWriteNullForTheEmptyAndTheAbsent) {
+  JsonWriter w(-1);
+  w.BeginObject();
+  w.Key("a").StringOrNull("");
+  w.Key("b").StringOrNull("x");
+  w.Key("c").IntOrNull(std::nullopt);
+  w.Key("d").IntOrNull(3);
+  w.Key("e").Strings({"p", "q"});
+  w.Key("f").Ints({});
+  w.EndObject();
+  EXPECT_EQ(w.Take(), R"({"a":null,"b":"x","c":null,"d":3,"e":["p","q"],"f":[]})");
+}
+
+}  // namespace
+}  // namespace topolaunch
