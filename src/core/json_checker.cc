@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/json_fast_parse.h"
+
 namespace topolaunch {
 
 using nlohmann::json;
@@ -136,6 +138,7 @@ std::vector<std::string> JsonChecker::StringArray(const json& object, const std:
 }
 
 Result<json> ParseJsonText(std::string_view text, std::string_view file_name) {
+  if (std::optional<json> fast = FastParseJson(text)) return std::move(*fast);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
