@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/json_checker.h"
+#include "support/same_json.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 #include "topolaunch/result.h"
@@ -17,24 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-// nlohmann's == takes 1, 1u and 1.0 for one value; this does not.
-bool SameJson(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
-      if (ia.key() != ib.key() || !SameJson(*ia, *ib)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (!SameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (a.is_number_float()) return a.dump() == b.dump();  // -0.0 and 0.0 differ
-  return a == b;
-}
+using testing::SameJson;
 
 // Both parsers on `text`: the fast one must accept it and agree.
 void ExpectSame(const std::string& text) {

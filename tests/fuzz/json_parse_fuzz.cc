@@ -5,33 +5,12 @@
 
 #include "core/json_fast_parse.h"
 #include "fuzz/fuzz_check.h"
-
-namespace {
-
-using nlohmann::json;
-
-bool SameJson(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
-      if (ia.key() != ib.key() || !SameJson(*ia, *ib)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (!SameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (a.is_number_float()) return a.dump() == b.dump();
-  return a == b;
-}
-
-}  // namespace
+#include "support/same_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topolaunch;
+  using nlohmann::json;
+  using testing::SameJson;
   std::string_view text = fuzz::AsText(data, size);
   std::optional<json> fast = FastParseJson(text);
   if (!fast) return 0;
