@@ -6,6 +6,11 @@
 //    RUNS. The same at 3,125 hosts, with allocation counts and peak live
 //    heap bytes of ComputePlan (counted by this binary's operator new), to
 //    show growth linear in hosts.
+//    Then the whole command at 12,500 hosts, JSON in and out:
+//    `topolaunch plan --topology T --hostfile H --nproc-per-node 8 --json`,
+//    wall and CPU time and peak RSS, median of RUNS (target <= 0.5 s,
+//    <= 100 MiB), for a topology of the fabric alone and for one that
+//    carries every host's layout (20 times the bytes).
 // 2. Order quality (plan_bench_simgrid.cc): simulated ring all-reduce time
 //    with SimGrid/SMPI on a 256-host fat tree for topolaunch's order,
 //    hostname order and a random order. Skipped with a message when smpicc
@@ -13,6 +18,9 @@
 //
 // Usage: plan_bench [RUNS [--no-simgrid]]   (RUNS default 5)
 #include <malloc.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -20,6 +28,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -29,6 +40,9 @@
 #include "rankmap/plan_builder.h"
 #include "rankmap/plan_json.h"
 #include "rankmap/rankmap_test_util.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+#include "topolaunch/topology_json.h"
 
 using topolaunch::bench::Median;
 
@@ -100,6 +114,7 @@ HostLayout DgxLayout() {
   for (int i = 0; i < 8; ++i) {
     Gpu g;
     g.pci_bus_id = fmt::format("0000:{:02x}:00.0", 0x10 * (i + 1));
+    g.vendor = "nvidia";
     g.numa = i / 4;
     l.gpus.push_back(g);
     Nic n;
@@ -116,11 +131,72 @@ HostLayout DgxLayout() {
   return l;
 }
 
-void BenchSize(int pods, int hosts_per_leaf, int runs) {
+// The generated fabric of `pods` pods, every host with the DGX-like layout.
+Topology BenchTopology(int pods, int hosts_per_leaf) {
   Topology topology = TopologyOf(ThreeLevelFatTree(
       {.pods = pods, .leaves_per_pod = 25, .hosts_per_leaf = hosts_per_leaf, .spines_per_pod = 8, .cores = 8}));
   HostLayout layout = DgxLayout();
   for (TopologyHost& h : topology.hosts) h.layout = layout;
+  return topology;
+}
+
+// The whole `plan` command as a user runs it: topology.json and a hostfile
+// (in reverse order) in, the plan's JSON out. Without layouts the file is
+// the fabric alone (as `discover` writes it without --layout-dir).
+void BenchCommand(int pods, int hosts_per_leaf, int runs, bool layouts) {
+  TempDir dir;
+  // The files are made in a child: a child's peak RSS (wait4) counts the
+  // pages it had before exec, so this process stays small for the runs.
+  pid_t maker = fork();
+  if (maker == 0) {
+    Topology topology = BenchTopology(pods, hosts_per_leaf);
+    if (!layouts)
+      for (TopologyHost& h : topology.hosts) h.layout.reset();
+    std::ofstream(dir.File("topology.json")) << FormatTopologyJson(topology);
+    std::ofstream hostfile(dir.File("hosts"));
+    std::vector<std::string> hosts = HostNames(topology);
+    for (auto h = hosts.rbegin(); h != hosts.rend(); ++h) hostfile << *h << "\n";
+    hostfile.close();
+    _exit(hostfile ? 0 : 1);
+  }
+  int status = 0;
+  if (maker < 0 || waitpid(maker, &status, 0) != maker || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print("could not write the plan command's input\n");
+    return;
+  }
+  ProcessSpec command;
+  command.argv = {TopolaunchBinary(), "plan", "--topology", dir.File("topology.json"), "--hostfile", dir.File("hosts"),
+                  "--nproc-per-node", "8", "--json", "-o", dir.File("plan.json")};
+  // CPU from the children's rusage (RunProcess waits for each).
+  auto children_cpu = [] {
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  std::vector<double> wall, cpu, rss;
+  for (int i = 0; i < runs; ++i) {
+    double before = children_cpu();
+    ProcessResult r = RunProcess(command);
+    if (r.exit_code != 0) {
+      fmt::print("plan command failed: {}\n", r.Describe());
+      return;
+    }
+    wall.push_back(r.seconds);
+    cpu.push_back(children_cpu() - before);
+    rss.push_back(r.max_rss_kb / 1024.0);
+  }
+  std::error_code ec;
+  fmt::print("  whole command, {} hosts x 8 ranks, {} (topology.json {:.1f} MB in, plan.json {:.1f} MB out): median {:.3f} s "
+             "wall, {:.3f} s CPU, peak RSS {:.1f} MiB (of {} runs){}\n",
+             pods * 25 * hosts_per_leaf, layouts ? "every host's layout" : "fabric only",
+             std::filesystem::file_size(dir.File("topology.json"), ec) / 1e6,
+             std::filesystem::file_size(dir.File("plan.json"), ec) / 1e6, Median(wall), Median(cpu), Median(rss), runs,
+             layouts ? "" : fmt::format("; target <= 0.5 s, <= 100 MiB: {:.2f}x, {:.2f}x", Median(wall) / 0.5, Median(rss) / 100));
+}
+
+void BenchSize(int pods, int hosts_per_leaf, int runs) {
+  Topology topology = BenchTopology(pods, hosts_per_leaf);
   PlanRequest request;
   request.hosts = HostNames(topology);
   std::reverse(request.hosts.begin(), request.hosts.end());
@@ -166,6 +242,9 @@ void BenchSize(int pods, int hosts_per_leaf, int runs) {
 int main(int argc, char** argv) {
   int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   fmt::print("planning, three-level fat tree, 25 leaves per pod, DGX-like layouts:\n");
+  // The whole command first, while this process is small (see BenchCommand).
+  BenchCommand(10, 50, runs, false);
+  BenchCommand(10, 50, runs, true);
   BenchSize(5, 25, runs);   // 3,125 hosts
   BenchSize(10, 50, runs);  // 12,500 hosts
   if (argc > 2 && std::string(argv[2]) == "--no-simgrid") return 0;
