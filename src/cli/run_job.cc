@@ -193,6 +193,11 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
       if (Status ok = CheckRemoteHost(host); !ok.ok())
         for (Problem& p : ok.take_error().problems) bad_hosts.push_back(std::move(p));
   if (!bad_hosts.empty()) return Error(ErrorCode::kBadInput, std::move(bad_hosts));
+  size_t job_nodes = flags.nnodes > 0 ? static_cast<size_t>(flags.nnodes) : job.hosts.size();
+  if (flags.min_nnodes > 0 && static_cast<size_t>(flags.min_nnodes) > job_nodes)
+    return Error(ErrorCode::kBadUsage, "--min-nnodes",
+                 fmt::format("{} is more than the job's {} node(s){}: it could never go on with fewer", flags.min_nnodes,
+                             job_nodes, flags.nnodes > 0 ? " (--nnodes)" : ""));
   Result<EnvList> forwarded = ForwardedEnv(flags);
   if (!forwarded.ok()) return forwarded.take_error();
   job.forwarded = std::move(forwarded).value();
@@ -459,6 +464,7 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
   auto attempt = [&](PassResult r, Job& job, const std::vector<SessionNode>& nodes) {
     for (const SessionNode& node : nodes) r.order.push_back(node.host);
     r.pool = job.hosts;
+    r.allow_unknown = job.request.allow_unknown;
     r.topology = std::make_shared<const Topology>(std::move(job.topology));
     r.lasted = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - pass_started);
     return r;
@@ -566,7 +572,11 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     session.Abort();
     queued.Finish();
     PassResult r = done(3);
-    if (request.restart > 0) {  // a node lost since, or a spare that is not ready: replaced in turn
+    // A node lost since, or a spare that is not ready: replaced in turn. When
+    // every node of several fails, the cause is the job's (its script, the
+    // login side's clock), not theirs: nobody is dropped, the job failed.
+    bool nodes_fault = nodes.size() == 1 || bad < nodes.size();
+    if (request.restart > 0 && nodes_fault) {
       Note(fmt::format("preflight of restart {}: {} of {} node(s) not ready, dropped:\n{}", request.restart, bad,
                        nodes.size(), FormatPreflightProblems(nodes, problems)));
       for (size_t i = 0; i < nodes.size(); ++i)
@@ -574,8 +584,11 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
       r.outcome = fmt::format("preflight: not ready: {}", HostListForMessages(r.lost));
       return attempt(std::move(r), job, nodes);
     }
-    PrintTo(stderr, fmt::format("topolaunch: error: preflight: {} of {} node(s) not ready; nothing was started:\n{}", bad,
-                                nodes.size(), FormatPreflightProblems(nodes, problems)));
+    PrintTo(stderr, fmt::format("topolaunch: error: preflight{}: {} of {} node(s) not ready; nothing was started{}:\n{}",
+                                request.restart > 0 ? fmt::format(" of restart {}", request.restart) : "", bad, nodes.size(),
+                                request.restart > 0 ? " (every node alike: no node is dropped)" : "",
+                                FormatPreflightProblems(nodes, problems)));
+    if (request.restart > 0) r.status = 1;  // the job ran and failed
     return r;
   }
   if (job.spec.python.empty()) Note(InterpreterNote(nodes, preflight));

@@ -36,8 +36,11 @@ Result<std::vector<std::string>> ReplaceLost(const PassResult& r, const std::set
     auto at = std::find(nodes.begin(), nodes.end(), lost);
     if (at == nodes.end()) continue;
     std::vector<std::string> spares;
-    for (const std::string& h : r.pool)
-      if (!failed.contains(h) && std::find(nodes.begin(), nodes.end(), h) == nodes.end()) spares.push_back(h);
+    for (const std::string& h : r.pool) {
+      if (failed.contains(h) || std::find(nodes.begin(), nodes.end(), h) != nodes.end()) continue;
+      if (groups && !r.allow_unknown && !groups->hosts.contains(h)) continue;  // the plan would refuse it
+      spares.push_back(h);
+    }
     if (std::optional<std::string> spare = ChooseSpare(groups ? &*groups : nullptr, nodes, lost, spares)) {
       io.note(fmt::format("{} lost: spare {} takes its place", lost, *spare));
       *at = *spare;

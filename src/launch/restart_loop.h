@@ -39,6 +39,7 @@ struct PassResult {
   std::vector<std::string> order;          ///< the nodes in node-rank order, once planned
   std::vector<std::string> pool;           ///< every host the job may use (spares come from it)
   std::shared_ptr<const Topology> topology;  ///< what the plan was made from, for the spare's choice
+  bool allow_unknown = false;              ///< hosts off the fabric may be planned (else never a spare)
   std::string outcome;                     ///< for the attempts summary: "ok", "failed: node2: ...", ...
   std::chrono::milliseconds lasted{0};     ///< from the start of the pass
 };

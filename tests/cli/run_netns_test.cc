@@ -90,6 +90,14 @@ if os.environ["TOPOLAUNCH_RESTART_COUNT"] == "0":
 print("@second " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname()}), flush=True)
 )PY";
 
+// Rank 0 of the first attempt takes the script away from the shared
+// folder; every rank fails.
+constexpr const char* kRemovesItselfAndFails = R"PY(import os, sys
+if os.environ["RANK"] == "0" and os.environ["TOPOLAUNCH_RESTART_COUNT"] == "0":
+    os.remove(os.path.abspath(__file__))
+sys.exit(1)
+)PY";
+
 // The second attempt's hosts by rank, from its "@second" lines.
 std::map<int, std::string> SecondAttemptHosts(const std::string& out) {
   std::map<int, std::string> hosts;
@@ -522,6 +530,27 @@ TEST_F(RunNetns, ACutNodeIsReplacedAndItsProcessesStopByThemselves) {
   EXPECT_LT(took, seconds(60)) << took.count() << " ms from the cut to the end of the second attempt";
   ExpectNothingLeft(seconds(6));
   EXPECT_EQ(up.exit_code, 0) << up.Describe();
+}
+
+// A restart whose preflight every node fails alike (the script is gone
+// from the shared folder) is the job's failure, not the nodes': no node is
+// dropped or written to --failed-hosts, no spare is tried, and the job ends
+// with 1, the reason named.
+TEST_F(RunNetns, ARestartEveryNodeFailsAlikeDropsNoNode) {
+  std::string script = WriteScript(kRemovesItselfAndFails);
+  ProcessSpec spec = testbed_->InHead({TopolaunchBinary(), "run", "--hosts", kHosts, "--nnodes", "3", "--nproc-per-node",
+                                       "1", "--no-gpus", "--topology", Topo(), "--torchrun", kTorchrun, "--python", kPython,
+                                       "--master-port", "29592", "--max-restarts", "2", "--restart-delay", "0", "--grace",
+                                       "1", "--failed-hosts", dir_.File("lost.txt"), script});
+  spec.timeout = seconds(120);
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.exit_code, 1) << r.Describe() << "\n" << Tail(r.err, 3000);
+  EXPECT_NE(r.err.find("preflight of restart 1: 3 of 3 node(s) not ready; nothing was started (every node alike: no node "
+                       "is dropped)"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("takes its place"), std::string::npos) << "no spare for a job's own failure: " << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("lost.txt")), "");
+  ExpectNothingLeft(seconds(6));
 }
 
 // No spare in the pool: the lost node fails the job, named, unless

@@ -82,6 +82,16 @@ TEST_F(RunRestartCli, UsedUpRestartsFailNamingEachAttempt) {
   EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 3) << list;
 }
 
+// More than the job's nodes could never let it go on with fewer: refused
+// before anything starts, naming the flag.
+TEST_F(RunRestartCli, MinNnodesAboveTheJobsNodesIsBadUsage) {
+  std::string script = Write("always.py", kFailAlways);
+  ProcessResult r = RunTopolaunch(Run({"--max-restarts", "1", "--min-nnodes", "2"}, script));
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("--min-nnodes: 2 is more than the job's 1 node(s)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("attempt"), std::string::npos) << "nothing may start: " << r.out;
+}
+
 TEST_F(RunRestartCli, CtrlCDuringTheRestartDelayEndsWithNothingLeft) {
   std::string script = Write("always.py", kFailAlways);
   ProcessSpec spec;

@@ -130,6 +130,34 @@ TEST(RestartLoop, TheLastSpareFailingItsPreflightFailsTheJob) {
   EXPECT_NE(rec.errors[0].find("node06 lost and no spare left"), std::string::npos) << rec.errors[0];
 }
 
+// A pool host the topology does not place (not on the fabric) would make
+// the restart's plan fail: it is no spare unless hosts off the fabric may be
+// planned.
+TEST(RestartLoop, AHostOffTheFabricIsNoSpareUnlessItMayBePlanned) {
+  for (bool allow_unknown : {false, true}) {
+    SCOPED_TRACE(allow_unknown ? "allow_unknown" : "fabric hosts only");
+    Recorder rec;
+    std::vector<std::string> all = {"node01", "node02", "node03", "node04", "node05", "node06"};
+    int status = RunAttempts({1, 0, 0, ""}, [&](const PassRequest& req) {
+      rec.requests.push_back(req);
+      PassResult r = rec.requests.size() == 1 ? Ran(1, all, {"node03"}) : Ran(0, *req.hosts);
+      r.pool.push_back("offfabric1");
+      r.allow_unknown = allow_unknown;
+      return r;
+    }, rec.Io());
+    if (allow_unknown) {
+      EXPECT_EQ(status, 0);
+      ASSERT_EQ(rec.requests.size(), 2u);
+      EXPECT_TRUE(rec.Noted("node03 lost: spare offfabric1 takes its place"));
+    } else {
+      EXPECT_EQ(status, 1);
+      EXPECT_EQ(rec.requests.size(), 1u) << "no restart on a host the plan refuses";
+      ASSERT_EQ(rec.errors.size(), 1u);
+      EXPECT_NE(rec.errors[0].find("node03 lost and no spare left"), std::string::npos) << rec.errors[0];
+    }
+  }
+}
+
 TEST(RestartLoop, NoSpareLeftFailsNamingTheLostNodeUnlessMinNnodesAllows) {
   Recorder rec;
   auto all_busy = [&](const PassRequest& req) {
