@@ -33,7 +33,11 @@ RuleOutcome DecideMnnvl(const RuleInput& input) {
   for (const Gpu& g : layout.gpus)
     if (g.nvlink_fabric && !g.nvlink_fabric->InDomain())
       unregistered.push_back(fmt::format("{} ({})", g.pci_bus_id, g.nvlink_fabric->state));
-  NvlinkDomains domains = ComputeNvlinkDomains(*facts.topology);
+  // The domains of the whole topology only for a host that can be in one
+  // (run asks this for every node: most clusters have no NVLink fabric).
+  bool registered = std::any_of(layout.gpus.begin(), layout.gpus.end(),
+                                [](const Gpu& g) { return g.nvlink_fabric && g.nvlink_fabric->InDomain(); });
+  NvlinkDomains domains = registered ? ComputeNvlinkDomains(*facts.topology) : NvlinkDomains{};
   const NvlinkDomain* domain = domains.Find(host->name);
   if (!domain && unregistered.empty())
     return {"", fmt::format("no GPU of {} is in a multi-node NVLink fabric (NVML reports no fabric info: PCIe, or "
