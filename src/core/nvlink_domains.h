@@ -4,7 +4,8 @@
 // Inside a domain GPUs talk over NVLink, between domains over InfiniBand, so
 // a domain is the innermost tier of the fabric: above the host, below the IB
 // leaf. NCCL puts two GPUs in one domain when both registered with the
-// fabric (state completed, no error) under the same cluster UUID and clique
+// fabric (state completed, a cluster UUID that is not all zeros: it does not
+// look at the status, `audit` does) under the same cluster UUID and clique
 // ID; a host belongs to the domain most of its registered GPUs are in. A
 // host whose GPUs are in several cliques, or not all registered, is still
 // placed (by that majority) but is something for `audit` to report. Hosts
@@ -45,8 +46,8 @@ struct NvlinkDomains {
 };
 
 /// The (cluster UUID, clique ID) of the domain a layout's host belongs to:
-/// the pair held by most of its GPUs whose registration completed without
-/// error (ties: the smallest pair), or nullopt when none did.
+/// the pair held by most of its GPUs in a domain (GpuFabric::InDomain: the
+/// registration completed; ties: the smallest pair), or nullopt when none is.
 std::optional<std::pair<std::string, unsigned>> HostNvlinkDomainKey(const HostLayout& layout);
 
 /// The domains of the topology's hosts with layouts. Deterministic: depends

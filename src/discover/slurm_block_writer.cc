@@ -1,5 +1,6 @@
-// Slurm's topology.conf for TopologyPlugin=topology/block (Slurm 23.11 and
-// later; the BlockSizes= key from 24.05, which 23.11 spelled BlockLevels=).
+// Slurm's topology.conf for TopologyPlugin=topology/block (the BlockSizes=
+// key of Slurm 24.05 and later; 23.11's BlockLevels= counted levels, not
+// nodes, and is not written).
 //
 // topology.conf(5): "BlockName=<name> Nodes=<hostlist>" per block, and one
 // "BlockSizes=<base>,<size>,..." line: the planning base block size, then
@@ -88,7 +89,7 @@ Result<std::string> FormatSlurmBlockConf(const Topology& topology, const SlurmTr
   if (!g.fabric_source.empty()) out += fmt::format(" from the {} fabric", g.fabric_source);
   if (!g.at.empty()) out += fmt::format(" at {}", g.at);
   out += fmt::format(".\n# One block per NVLink domain (GPUs of one NVLink fabric clique): {} block(s), {} host(s).\n"
-                     "# Slurm 24.05 or later (23.11 wrote BlockLevels= instead of BlockSizes=); select/cons_tres.\n",
+                     "# Slurm 24.05 or later (23.11 took BlockLevels=, levels rather than sizes); select/cons_tres.\n",
                      blocks.size(), hosts);
   out += "# Blocks follow the InfiniBand fabric's order (domains under one leaf together): Slurm forms the\n"
          "# larger sizes from neighbouring blocks in file order.\n";
