@@ -573,8 +573,8 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     queued.Finish();
     PassResult r = done(3);
     // A node lost since, or a spare that is not ready: replaced in turn. When
-    // every node of several fails, the cause is the job's (its script, the
-    // login side's clock), not theirs: nobody is dropped, the job failed.
+    // every node of several fails, the cause is the job's (its script gone,
+    // the login side's clock), not theirs: nobody is dropped, the job failed.
     bool nodes_fault = nodes.size() == 1 || bad < nodes.size();
     if (request.restart > 0 && nodes_fault) {
       Note(fmt::format("preflight of restart {}: {} of {} node(s) not ready, dropped:\n{}", request.restart, bad,
@@ -586,7 +586,7 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     }
     PrintTo(stderr, fmt::format("topolaunch: error: preflight{}: {} of {} node(s) not ready; nothing was started{}:\n{}",
                                 request.restart > 0 ? fmt::format(" of restart {}", request.restart) : "", bad, nodes.size(),
-                                request.restart > 0 ? " (every node alike: no node is dropped)" : "",
+                                request.restart > 0 ? " (every node: the fault is the job's, no node is dropped)" : "",
                                 FormatPreflightProblems(nodes, problems)));
     if (request.restart > 0) r.status = 1;  // the job ran and failed
     return r;

@@ -532,11 +532,11 @@ TEST_F(RunNetns, ACutNodeIsReplacedAndItsProcessesStopByThemselves) {
   EXPECT_EQ(up.exit_code, 0) << up.Describe();
 }
 
-// A restart whose preflight every node fails alike (the script is gone
+// A restart whose preflight every node fails (the script is gone
 // from the shared folder) is the job's failure, not the nodes': no node is
 // dropped or written to --failed-hosts, no spare is tried, and the job ends
 // with 1, the reason named.
-TEST_F(RunNetns, ARestartEveryNodeFailsAlikeDropsNoNode) {
+TEST_F(RunNetns, ARestartEveryNodeFailsDropsNoNode) {
   std::string script = WriteScript(kRemovesItselfAndFails);
   ProcessSpec spec = testbed_->InHead({TopolaunchBinary(), "run", "--hosts", kHosts, "--nnodes", "3", "--nproc-per-node",
                                        "1", "--no-gpus", "--topology", Topo(), "--torchrun", kTorchrun, "--python", kPython,
@@ -545,8 +545,8 @@ TEST_F(RunNetns, ARestartEveryNodeFailsAlikeDropsNoNode) {
   spec.timeout = seconds(120);
   ProcessResult r = RunProcess(spec);
   EXPECT_EQ(r.exit_code, 1) << r.Describe() << "\n" << Tail(r.err, 3000);
-  EXPECT_NE(r.err.find("preflight of restart 1: 3 of 3 node(s) not ready; nothing was started (every node alike: no node "
-                       "is dropped)"),
+  EXPECT_NE(r.err.find("preflight of restart 1: 3 of 3 node(s) not ready; nothing was started (every node: the fault is "
+                       "the job's, no node is dropped)"),
             std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("takes its place"), std::string::npos) << "no spare for a job's own failure: " << r.err;
   EXPECT_EQ(ReadFile(dir_.File("lost.txt")), "");
