@@ -555,6 +555,10 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
     return done(130);
   }
   FillKnownGpuCounts(job, nodes, preflight);
+  if (job.ranks_from_gpus && request.ranks_per_node) {  // a restart: as many ranks as the first attempt
+    job.request.nproc_per_node = *request.ranks_per_node;
+    job.ranks_from_gpus = false;
+  }
   if (job.ranks_from_gpus) {
     if (std::optional<Result<int>> ranks = RanksPerNodeFromReplies(nodes, preflight)) {
       if (!ranks->ok()) {
@@ -638,6 +642,7 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
   PrintTo(stderr, FormatRunSummary(*plan, report, wall));
   PassResult r = done(report.interrupted ? 130 : report.first_failure ? 1 : 0);
   r.ran = true;
+  if (job.ranks_from_gpus) r.ranks_per_node = job.request.nproc_per_node;
   r.outcome = report.interrupted ? "interrupted" : "ok";
   if (!report.interrupted && report.first_failure) {
     AttemptFailure failure = ClassifyFailure(nodes, report);

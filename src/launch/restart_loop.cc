@@ -88,6 +88,7 @@ int RunAttempts(const RestartOptions& options, const RunPass& pass, const Restar
     bool preflight_lost = !r.ran && !r.lost.empty();
     if (!r.ran && !preflight_lost) return finish(r.status);  // nothing started: usage, preflight, dry run
     attempts.push_back({request.restart, r.order, r.outcome, r.lasted});
+    if (r.ran && r.ranks_per_node && !request.ranks_per_node) request.ranks_per_node = r.ranks_per_node;
     failed.insert(r.lost.begin(), r.lost.end());
     if (r.status == 0 || r.status == 130) return finish(r.status);
     if (!preflight_lost && request.restart >= options.max_restarts) {

@@ -28,6 +28,9 @@ struct PassRequest {
   int restart = 0;                                ///< 0 first, then 1, 2, ... (TOPOLAUNCH_RESTART_COUNT)
   std::optional<std::vector<std::string>> hosts;  ///< these nodes instead of choosing from the pool
   const Replan* replan = nullptr;                 ///< layouts learned by an earlier pass
+  /// Ranks per node the first attempt took from the nodes' GPU counts: kept,
+  /// so a node that has lost a GPU since is not ready (lost), not a new count.
+  std::optional<int> ranks_per_node;
 };
 
 /// What a pass tells the loop.
@@ -40,6 +43,7 @@ struct PassResult {
   std::vector<std::string> pool;           ///< every host the job may use (spares come from it)
   std::shared_ptr<const Topology> topology;  ///< what the plan was made from, for the spare's choice
   bool allow_unknown = false;              ///< hosts off the fabric may be planned (else never a spare)
+  std::optional<int> ranks_per_node;       ///< ranks per node taken from the GPU counts, when they were
   std::string outcome;                     ///< for the attempts summary: "ok", "failed: node2: ...", ...
   std::chrono::milliseconds lasted{0};     ///< from the start of the pass
 };

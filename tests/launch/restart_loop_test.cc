@@ -95,6 +95,24 @@ TEST(RestartLoop, ALostNodeIsReplacedByASpareOnItsLeafAndWrittenDown) {
   EXPECT_EQ(rec.files["lost.txt"], "node04\n");
 }
 
+// Ranks per node that the first attempt took from the GPU counts stay for
+// every restart: a node with a GPU fewer since is then not ready (and
+// replaced), where a new count would fail the job.
+TEST(RestartLoop, RanksTakenFromTheGpusStayForTheRestarts) {
+  Recorder rec;
+  int status = RunAttempts({2, 0, 0, ""}, [&](const PassRequest& req) {
+    rec.requests.push_back(req);
+    PassResult r = rec.requests.size() < 3 ? Ran(1, {"node01", "node02", "node04"}, {"node04"}) : Ran(0, *req.hosts);
+    if (rec.requests.size() == 1) r.ranks_per_node = 8;
+    return r;
+  }, rec.Io());
+  EXPECT_EQ(status, 0);
+  ASSERT_EQ(rec.requests.size(), 3u);
+  EXPECT_FALSE(rec.requests[0].ranks_per_node.has_value());
+  EXPECT_EQ(rec.requests[1].ranks_per_node, 8);
+  EXPECT_EQ(rec.requests[2].ranks_per_node, 8);
+}
+
 TEST(RestartLoop, ASpareThatFailsItsPreflightIsReplacedAtOnce) {
   Recorder rec;
   int status = RunAttempts({1, 0, 0, "lost.txt"}, [&](const PassRequest& req) {
