@@ -16,6 +16,12 @@
 
 namespace topolaunch::bench {
 
+/// User plus system time of a rusage, in seconds.
+inline double CpuSeconds(const rusage& usage) {
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 struct ProcessFigures {
   double wall = 0, cpu = 0, max_rss_mib = 0;
   int status = -1;  ///< exit status, 128+N for signal N
@@ -44,8 +50,7 @@ inline ProcessFigures MeasureProcess(const std::vector<std::string>& argv, const
   wait4(pid, &status, 0, &usage);
   ProcessFigures f;
   f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  f.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  f.cpu = CpuSeconds(usage);
   f.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
   f.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return f;

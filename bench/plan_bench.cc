@@ -34,6 +34,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_process.h"
 #include "bench_stats.h"
 
 #include "plan_bench_simgrid.h"
@@ -171,8 +172,7 @@ void BenchCommand(int pods, int hosts_per_leaf, int runs, bool layouts) {
   auto children_cpu = [] {
     rusage u{};
     getrusage(RUSAGE_CHILDREN, &u);
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    return bench::CpuSeconds(u);
   };
   std::vector<double> wall, cpu, rss;
   for (int i = 0; i < runs; ++i) {

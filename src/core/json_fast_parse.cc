@@ -56,18 +56,37 @@ class FastParser {
     }
   }
 
-  bool Object(json& out, int depth) {
+  // The elements of an object or array from its opening bracket to
+  // `close`: `element` reads one (after its leading space) and returns false
+  // on anything it does not take; commas between, none trailing.
+  template <class ReadElement>
+  bool Elements(char close, int depth, ReadElement&& element) {
     if (depth > kFastJsonMaxDepth) return false;
-    ++p_;  // '{'
-    out = json::object();
-    json::object_t& members = *out.get_ptr<json::object_t*>();
+    ++p_;  // the opening bracket
     SkipSpace();
-    if (p_ < end_ && *p_ == '}') {
+    if (p_ < end_ && *p_ == close) {
       ++p_;
       return true;
     }
     while (true) {
       SkipSpace();
+      if (!element()) return false;
+      SkipSpace();
+      if (p_ == end_) return false;
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
+      if (*p_ != close) return false;
+      ++p_;
+      return true;
+    }
+  }
+
+  bool Object(json& out, int depth) {
+    out = json::object();
+    json::object_t& members = *out.get_ptr<json::object_t*>();
+    return Elements('}', depth, [&] {
       std::string key;
       if (p_ == end_ || *p_ != '"' || !String(key)) return false;
       SkipSpace();
@@ -75,43 +94,17 @@ class FastParser {
       ++p_;
       SkipSpace();
       json& slot = members[std::move(key)];  // a repeated key: the later value wins, as in nlohmann
-      if (!Value(slot, depth)) return false;
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        continue;
-      }
-      if (*p_ != '}') return false;
-      ++p_;
-      return true;
-    }
+      return Value(slot, depth);
+    });
   }
 
   bool Array(json& out, int depth) {
-    if (depth > kFastJsonMaxDepth) return false;
-    ++p_;  // '['
     out = json::array();
     json::array_t& elements = *out.get_ptr<json::array_t*>();
-    SkipSpace();
-    if (p_ < end_ && *p_ == ']') {
-      ++p_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
+    return Elements(']', depth, [&] {
       elements.emplace_back();
-      if (!Value(elements.back(), depth)) return false;
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        continue;
-      }
-      if (*p_ != ']') return false;
-      ++p_;
-      return true;
-    }
+      return Value(elements.back(), depth);
+    });
   }
 
   static int Hex(char c) {
