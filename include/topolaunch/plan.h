@@ -76,7 +76,7 @@ struct PlanMetrics {
 /// A host of the pool that was not planned, and why.
 struct SkippedHost {
   std::string host;
-  std::string reason;            ///< "excluded", "unhealthy: <check>: <message>", "not needed"
+  std::string reason;            ///< "excluded (--exclude)", "unhealthy: <why>", "not on the fabric"
   bool operator==(const SkippedHost&) const = default;
 };
 
@@ -96,6 +96,9 @@ struct Plan {
   std::string fabric;              ///< "known" or "none" (no topology: given order)
   std::vector<std::string> unknown_hosts;  ///< planned, but not in the fabric (placed last)
   std::vector<SkippedHost> skipped;
+  /// Usable hosts of the pool that --nnodes did not choose, natural order:
+  /// idle, and the spares `run --max-restarts` replaces a lost node with.
+  std::vector<std::string> idle;
   std::vector<Rail> rails;         ///< empty unless hosts have HCAs on several leaves
   std::vector<std::string> notes;  ///< what a user should know (unbound ranks, unused GPUs, ...)
   bool operator==(const Plan&) const = default;

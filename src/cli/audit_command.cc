@@ -43,7 +43,17 @@ Status Validate(const AuditFlags& f) {
 std::string Render(const AuditFlags& flags, const AuditReport& report) {
   if (flags.json) return FormatAuditJson(report);
   if (flags.prolog) return FormatAuditProlog(report) + "\n";
-  return FormatAuditText(report, flags.verbose);
+  std::string text = FormatAuditText(report, flags.verbose);
+  // Where the findings are is easier seen than read: say how to draw them.
+  const AuditOptions& a = flags.audit;
+  if (!a.topology_file.empty())
+    text += fmt::format("draw it: the same audit with --json -o audit.json, then: topolaunch show --topology {} --audit audit.json -o audit.html\n",
+                        ShellWord(a.topology_file));
+  else if (!a.fabric.empty())
+    text += fmt::format("draw it: topolaunch discover --fabric {} -o topology.json, the same audit with --json -o audit.json, then: "
+                        "topolaunch show --topology topology.json --audit audit.json -o audit.html\n",
+                        ShellWord(a.fabric));
+  return text;
 }
 
 int RunAuditCommand(AuditFlags& flags) {

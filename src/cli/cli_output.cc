@@ -1,13 +1,24 @@
 #include "cli/cli_output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "launch/command.h"
 
 namespace topolaunch::cli {
+
+std::string ShellWord(std::string_view word) {
+  auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("._/-+=:,@%").find(c) != std::string_view::npos;
+  };
+  bool as_is = !word.empty() && std::all_of(word.begin(), word.end(), plain);
+  return as_is ? std::string(word) : ShellQuote(word);
+}
 
 bool PrintTo(std::FILE* stream, std::string_view text) {
   bool ok = std::fwrite(text.data(), 1, text.size(), stream) == text.size();

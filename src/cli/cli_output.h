@@ -27,6 +27,10 @@ int WriteOutput(const std::string& output_path, std::string_view data);
 /// Current UTC time in RFC 3339 ("2026-11-29T07:40:00Z").
 std::string NowRfc3339();
 
+/// `word` as a user would type it in a shell: as it is when it holds only
+/// letters, digits and ._/-+=:,@%, else single-quoted.
+std::string ShellWord(std::string_view word);
+
 /// "topolaunch 0.1.0".
 std::string VersionString();
 

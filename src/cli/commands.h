@@ -31,6 +31,9 @@ void AddBindCommand(CLI::App& app, int& exit_status);
 /// Adds `plan` to `app`.
 void AddPlanCommand(CLI::App& app, int& exit_status);
 
+/// Adds `show` (draws the fabric, a plan and an audit as SVG or HTML).
+void AddShowCommand(CLI::App& app, int& exit_status);
+
 /// Adds `run` to `app`.
 void AddRunCommand(CLI::App& app, int& exit_status);
 

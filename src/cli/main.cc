@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   topolaunch::cli::AddAuditCommand(app, exit_status);
   topolaunch::cli::AddPlanCommand(app, exit_status);
   topolaunch::cli::AddRunCommand(app, exit_status);
+  topolaunch::cli::AddShowCommand(app, exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

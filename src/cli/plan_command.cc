@@ -101,6 +101,9 @@ int RunPlan(const PlanFlags& flags) {
   }
   Result<std::string> text = FormatPlan(*plan, t, format, flags.master_port);
   if (!text.ok()) return ReportError(text.error());
+  if (format == "text" && t)
+    *text += fmt::format("draw it: the same plan with --json -o plan.json, then: topolaunch show --topology {} --plan plan.json -o plan.html\n",
+                         ShellWord(flags.topology));
   return WriteOutput(flags.output, *text);
 }
 

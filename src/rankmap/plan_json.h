@@ -14,7 +14,7 @@
 //                            "tree_crossings", "tree_lower_bound", "hostname_order_tree_crossings",
 //                            "given_order_tree_crossings"}]},
 //    "fabric": "known"|"none", "env": {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"},
-//    "unknown_hosts": [..], "skipped": [{"host", "reason"}],
+//    "unknown_hosts": [..], "skipped": [{"host", "reason"}], "idle": [..] (with --nnodes, when any),
 //    "rails": [{"rail", "devices": [..], "leaves": ["0x..."]}], "notes": [..]}
 #pragma once
 

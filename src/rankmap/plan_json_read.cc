@@ -117,6 +117,7 @@ void ReadExtras(JsonChecker& c, const json& doc, Plan& plan) {
   plan.fabric = c.String(doc, "$", "fabric", false).value_or("known");
   plan.unknown_hosts = c.StringArray(doc, "$", "unknown_hosts", false);
   plan.notes = c.StringArray(doc, "$", "notes", false);
+  plan.idle = c.StringArray(doc, "$", "idle", false);
   const json* skipped = c.Array(doc, "$", "skipped", false);
   for (size_t i = 0; skipped && i < skipped->size(); ++i) {
     std::string p = JsonIndex("$.skipped", i);

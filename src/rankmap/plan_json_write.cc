@@ -108,6 +108,7 @@ std::string FormatPlanJson(const Plan& plan) {
   w.Key("skipped").BeginArray();
   for (const SkippedHost& s : plan.skipped) w.BeginObject().Key("host").String(s.host).Key("reason").String(s.reason).EndObject();
   w.EndArray();
+  if (!plan.idle.empty()) w.Key("idle").Strings(plan.idle);
   w.Key("rails").BeginArray();
   for (const Rail& r : plan.rails) {
     w.BeginObject().Key("rail").Int(r.index).Key("devices").Strings(r.devices).Key("leaves");

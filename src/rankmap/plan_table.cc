@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/hostlist.h"
+
 namespace topolaunch {
 
 namespace {
@@ -131,6 +133,8 @@ std::string FormatPlanText(const Plan& plan, const Topology* topology) {
     out += fmt::format("not on the fabric (last): {}\n", fmt::join(plan.unknown_hosts, " "));
   if (!plan.skipped.empty()) out += "skipped:\n";
   for (const SkippedHost& s : plan.skipped) out += fmt::format("  {}: {}\n", s.host, s.reason);
+  if (!plan.idle.empty())
+    out += fmt::format("idle (not chosen by --nnodes; run's spares): {}\n", HostListForMessages(plan.idle));
   for (const std::string& note : plan.notes) out += fmt::format("note: {}\n", note);
   return out;
 }

@@ -70,6 +70,16 @@ TEST(PlanBuilderTest, ExcludeAuditAndNnodes) {
   Result<Plan> two = ComputePlan(&t, request);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(Hosts(*two), (std::vector<std::string>{"node01", "node02"}));  // one leaf
+  EXPECT_EQ(two->idle, (std::vector<std::string>{"node03", "node04"}));      // the spares, named
+  Result<Plan> back = ParsePlanJson(FormatPlanJson(*two), "plan.json");
+  ASSERT_TRUE(back.ok()) << back.error().Message();
+  EXPECT_EQ(back->idle, two->idle);
+  EXPECT_NE(FormatPlanText(*two, &t).find("idle (not chosen by --nnodes; run's spares): node[03-04]"), std::string::npos);
+  request.exclude = {"node04"};
+  Result<Plan> excluded = ComputePlan(&t, request);
+  ASSERT_TRUE(excluded.ok());
+  EXPECT_EQ(excluded->idle, (std::vector<std::string>{"node03"})) << "a skipped host is no spare";
+  request.exclude.clear();
   request.nnodes = 5;
   Result<Plan> five = ComputePlan(&t, request);
   ASSERT_FALSE(five.ok());
