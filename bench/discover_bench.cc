@@ -6,12 +6,23 @@
 //    time and peak RSS of each, and the ratio of medians.
 // 2. Parsing an ibnetdiscover dump of at least 4 MB in-process (parse, then
 //    parse + build + JSON), and the whole `discover --fabric FILE` command.
+// 3. SMPs in flight (--max-smps) on the same ibsim fabric. ibsim answers at
+//    once, so there the walk is CPU-bound and the setting changes little;
+//    a real fabric is latency-bound: each directed-route SMP crosses switches
+//    and waits for a switch's firmware. So this counts the SMPs one walk sends
+//    (umad2sim's messages to ibsim, counted with strace -c) and reports the
+//    walk's time as SMPs x round trip / SMPs in flight for 10,000 hosts
+//    (SMPs scaled by the fabric's ports) at round trips of 10, 30 and 100 us.
+//    Skipped without strace.
 //
 // Usage: discover_bench [RUNS]   (default 3)
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -66,6 +77,77 @@ int BenchLive(int runs) {
   return 0;
 }
 
+// Ports with a cable, over every node of the fabric.
+long CabledPorts(const GeneratedFabric& fabric) {
+  Result<Fabric> parsed = ParseIbnetdiscover(fabric.netfile, "generated.ibnet");
+  long ports = 0;
+  for (const FabricNode& node : parsed.ok() ? parsed->nodes : std::vector<FabricNode>{}) ports += static_cast<long>(node.ports.size());
+  return std::max(ports, 1L);
+}
+
+// Syscalls of `argv` under ibsim, by name (strace -c's table).
+std::map<std::string, long> SyscallCounts(IbsimFabric& sim, const TempDir& dir, std::vector<std::string> argv) {
+  std::string table = dir.File("strace.txt");
+  argv.insert(argv.begin(), {"strace", "-f", "-qq", "-c", "-o", table});
+  ProcessResult r = sim.Run(argv, std::chrono::minutes(5));
+  std::map<std::string, long> counts;
+  std::ifstream in(table);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    // "% time seconds usecs/call calls [errors] syscall"
+    if (f.size() >= 5 && std::isdigit(static_cast<unsigned char>(f[0][0]))) counts[f.back()] = std::atol(f[3].c_str());
+  }
+  if (r.exit_code != 0) counts.clear();
+  return counts;
+}
+
+int BenchSmps(int runs) {
+  if (access("/usr/bin/strace", X_OK) != 0) {
+    fmt::print("\n--max-smps: skipped (no strace: apt-get install strace)\n");
+    return 0;
+  }
+  Result<bench::BenchFabric> bench_fabric = bench::StartBenchFatTree();
+  if (!bench_fabric.ok()) return 1;
+  IbsimFabric& sim = *bench_fabric->sim;
+  const TempDir& dir = *bench_fabric->dir;
+  const GeneratedFabric& fabric = bench_fabric->fabric;
+  sim.Run({"ibnetdiscover"});
+  fmt::print("\n--max-smps on the same fabric in ibsim (CPU-bound there), median of {}:\n", runs);
+  for (int smps : {1, 2, 4, 16}) {
+    std::vector<double> ours, peer;
+    for (int i = 0; i < runs; ++i) {
+      ours.push_back(sim.Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--max-smps", std::to_string(smps),
+                              "--timeout", "300", "-o", dir.File("t.json")}, std::chrono::minutes(5)).seconds);
+      peer.push_back(sim.Run({"ibnetdiscover", "--outstanding_smps", std::to_string(smps)}, std::chrono::minutes(5)).seconds);
+    }
+    fmt::print("  {:>2} in flight: topolaunch {:.3f} s, ibnetdiscover {:.3f} s\n", smps, Median(ours), Median(peer));
+  }
+  // One walk's messages to ibsim: every SMP is one, and so is every answer.
+  std::map<std::string, long> calls = SyscallCounts(sim, dir, {TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout",
+                                                                "--timeout", "300", "-o", dir.File("t.json")});
+  long smps = 0;
+  std::string how;
+  for (const char* name : {"sendto", "send", "sendmsg", "write"})
+    if (calls.count(name) && calls[name] > smps) smps = calls[name], how = name;
+  if (smps == 0) {
+    fmt::print("  SMP count: strace saw no messages to ibsim\n");
+    return 0;
+  }
+  long ports = CabledPorts(fabric);
+  fmt::print("  one walk of {} switches and {} CAs ({} cabled ports) sends about {} SMPs ({} calls of {}), {:.1f} per port\n",
+             fabric.switches, fabric.cas, ports, smps, smps, how, static_cast<double>(smps) / ports);
+  // 10,000 hosts, scaled by cabled ports.
+  double smps_10k = static_cast<double>(smps) / ports * CabledPorts(TwoLevelFatTree({.leaves = 250, .hosts_per_leaf = 40, .spines = 20}));
+  fmt::print("  10,000 hosts (250 leaves x 40, 20 spines): about {:.0f} SMPs; the walk waits on round trips for:\n", smps_10k);
+  fmt::print("    {:>12} {:>10} {:>10} {:>10} {:>10}\n", "round trip", "1 in flight", "2 (ibnd)", "4 (ours)", "16");
+  for (double rtt_us : {10.0, 30.0, 100.0})
+    fmt::print("    {:>9.0f} us {:>9.2f} s {:>9.2f} s {:>9.2f} s {:>9.2f} s\n", rtt_us, smps_10k * rtt_us / 1e6, smps_10k * rtt_us / 2e6,
+               smps_10k * rtt_us / 4e6, smps_10k * rtt_us / 16e6);
+  return 0;
+}
+
 int BenchParse(int runs) {
   FatTreeSpec spec;
   spec.leaves = 240;  // spines have at most 254 ports
@@ -108,5 +190,6 @@ int main(int argc, char** argv) {
   // it execs, so the figures are upper bounds, tightest while this process
   // is still small (before the 4 MB parse below).
   int status = BenchLive(runs);
+  status |= BenchSmps(runs);
   return BenchParse(std::max(runs, 5)) | status;
 }

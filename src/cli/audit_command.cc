@@ -107,6 +107,9 @@ Exit status: 0 healthy, 1 findings at or above --fail-on, 2 bad usage or input,
   cmd->add_option("--hwloc-xml", a.hwloc_xml, "check one host's layout from an hwloc XML file");
   cmd->add_option("--ca", a.live.ca, "local HCA for the live fabric (default: the first)");
   cmd->add_option("--port", a.live.port, "its port (default: the first active)")->check(CLI::Range(0, 255));
+  cmd->add_option("--max-smps", a.live.max_smps, "SMPs in flight during the live fabric walk (as discover --max-smps)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--thresholds", a.thresholds_file, "error counter thresholds, infiniband-diags' error_thresholds format");
   cmd->add_option("--interval", a.interval_s, "take two counter samples SECONDS apart and judge the increase")
       ->check(CLI::NonNegativeNumber);

@@ -121,6 +121,11 @@ Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable 
   cmd->add_option("--ca", flags->discover.live.ca, "HCA to walk the fabric from (default: the first)");
   cmd->add_option("--port", flags->discover.live.port, "HCA port (default: the first active)")
       ->check(CLI::Range(0, 255));
+  cmd->add_option("--max-smps", flags->discover.live.max_smps,
+                  "SMPs in flight during the live walk (ibnetdiscover --outstanding_smps; it keeps 2): the walk waits "
+                  "on round trips, so more in flight is faster; 4 is what OpenSM sends")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout_s, "seconds the live fabric walk may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

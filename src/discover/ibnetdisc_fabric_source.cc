@@ -228,6 +228,7 @@ Result<Fabric> Walk(const LiveFabricOptions& o) {
   ibnd_config_t cfg{};
   cfg.timeout_ms = static_cast<unsigned>(o.mad_timeout.count());
   cfg.max_hops = static_cast<unsigned>(o.max_hops);
+  cfg.max_smps = static_cast<unsigned>(o.max_smps);
   cfg.show_progress = 0;  // it would print to stdout, where our data goes
   cfg.flags = IBND_CONFIG_MLX_EPI;  // ask for FDR10, as ibnetdiscover does
   std::string ca = o.ca;

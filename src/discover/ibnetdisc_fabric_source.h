@@ -12,12 +12,23 @@
 
 namespace topolaunch {
 
+inline constexpr int kDefaultMaxSmps = 4;
+
 struct LiveFabricOptions {
   std::string ca;         ///< HCA name ("mlx5_0"); empty = the first one
   int port = 0;           ///< HCA port; 0 = the first active one
   std::chrono::milliseconds timeout{60'000};  ///< whole walk
   std::chrono::milliseconds mad_timeout{0};   ///< per SMP; 0 = libibnetdisc's default
   int max_hops = 0;                           ///< 0 = no limit
+  /// SMPs in flight during the walk (ibnetdiscover's --outstanding_smps,
+  /// libibnetdisc's max_smps). A real walk waits on round trips, not on the
+  /// CPU: every directed-route SMP crosses up to a dozen switches and each
+  /// switch's firmware (the SMA) answers it, tens of microseconds, so the
+  /// walk's time is SMPs x round trip / SMPs in flight. libibnetdisc and
+  /// ibnetdiscover keep 2 in flight. The default, 4, is OpenSM's own
+  /// max_wire_smps: what the subnet manager already sends on every fabric,
+  /// so every switch's SMA is known to keep up with it; it halves the walk.
+  int max_smps = kDefaultMaxSmps;
   /// Called with the number of nodes found. libibnetdisc (44) offers no hook
   /// inside the walk, so this comes once, when the walk is over; may be empty.
   std::function<void(int nodes_found)> progress;

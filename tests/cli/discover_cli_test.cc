@@ -231,6 +231,12 @@ TEST(DiscoverCli, OutputFileIsWrittenWholeOrNotAtAll) {
 TEST(DiscoverCli, BadUsageExitsTwo) {
   EXPECT_EQ(RunTopolaunch({"discover", "--format", "yaml"}).exit_code, 2);
   EXPECT_EQ(RunTopolaunch({"discover", "--port", "-1"}).exit_code, 2);
+  for (const char* smps : {"0", "65", "many"}) {
+    ProcessResult r = RunTopolaunch({"discover", "--max-smps", smps});
+    EXPECT_EQ(r.exit_code, 2) << smps;
+    EXPECT_NE(r.err.find("--max-smps"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(RunTopolaunch({"audit", "--max-smps", "0"}).exit_code, 2);
   EXPECT_EQ(RunTopolaunch({"frobnicate"}).exit_code, 2);
   ProcessResult help = RunTopolaunch({"discover", "--help"});
   EXPECT_EQ(help.exit_code, 0);
@@ -333,6 +339,14 @@ void CheckLiveMatchesFiles(const GeneratedFabric& fabric) {
   EXPECT_EQ(c->generated.fabric_source, "cache");
   ExpectSameTopology(*l, *d, /*compare_state=*/false);
   ExpectSameTopology(*l, *c, /*compare_state=*/true);
+  // However many SMPs are in flight, the walk finds the same fabric.
+  for (const char* smps : {"1", "32"}) {
+    ProcessResult other = ib.Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--max-smps", smps});
+    ASSERT_EQ(other.exit_code, 0) << other.Describe();
+    Result<Topology> o = ParseOutput(other);
+    ASSERT_TRUE(o.ok());
+    ExpectSameTopology(*l, *o, /*compare_state=*/true);
+  }
 
   // And against the generator's own expectations.
   EXPECT_EQ(static_cast<int>(l->switches.size()), fabric.switches);

@@ -346,7 +346,12 @@ TEST_F(RunSrun, ScancelOfTheBatchJobLeavesNoWorker) {
 
 TEST_F(RunSrun, AHostOutsideTheAllocationIsRefusedBeforeAnythingStarts) {
   std::string script = WriteScript(kFactsScript);
-  ProcessResult r = RunProcess(Salloc(2, RunArgs({"--hosts", "node[1-3]"}, script)));
+  // The allocation named: Slurm may grant any two nodes (node[1,3] right
+  // after another test's job), and the refusal names the one left out.
+  std::vector<std::string> salloc = {"salloc", "-N2", "--nodelist=node[1-2]"};
+  std::vector<std::string> run = RunArgs({"--hosts", "node[1-3]"}, script);
+  salloc.insert(salloc.end(), run.begin(), run.end());
+  ProcessResult r = RunProcess(LoginSide(std::move(salloc)));
   EXPECT_EQ(r.exit_code, 3) << r.Describe();
   EXPECT_NE(r.err.find("not in Slurm job"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("node3"), std::string::npos) << r.err;

@@ -6,10 +6,10 @@
 // `nsenter --net` + `unshare --uts --mount` (its own host name, and the
 // testbed's hosts file bind-mounted over /etc/hosts and a sysfs of its own
 // network namespace over /sys, so /sys/class/net lists the node's own
-// interfaces as on a real node, in a private mount namespace, which its
-// sessions inherit) in the foreground (-D), so its PID
-// is known; its per-connection children call setsid, so teardown also kills
-// whatever `ip netns pids` still finds.
+// interfaces as on a real node, and /dev/null over root's ~/.bashrc, in a
+// private mount namespace, which its sessions inherit) in the foreground
+// (-D), so its PID is known; its per-connection children call setsid, so
+// teardown also kills whatever `ip netns pids` still finds.
 #include "support/netns_testbed.h"
 
 #include <fcntl.h>
@@ -245,11 +245,17 @@ ProcessSpec NetnsTestbed::InHead(std::vector<std::string> argv, std::vector<std:
 
 // A /sys of the node's own network (its interfaces), with the machine's
 // cgroups (where it has them) moved back on top of it: slurmd needs them.
+// root's ~/.bashrc reads as empty on a node: Debian's bash runs it even for
+// the `bash -c` that sshd starts each command with, and a developer's one
+// (here `pyenv init`, whose rehash takes a lock: about 1 s a session, one
+// at a time) made 30 sessions to one node take over 30 s, past the tests'
+// waits. A node's sessions must not depend on the machine's dotfiles.
 ProcessSpec NetnsTestbed::OnNode(int i, std::vector<std::string> argv) const {
   ProcessSpec spec;
   spec.argv = {"nsenter", "--net=/run/netns/" + NodeNamespace(i), "unshare", "--uts", "--mount", "--propagation",
                "private", "--", "/bin/sh", "-c",
                "hostname \"$0\" && mount --bind \"$1\" /etc/hosts && "
+               "{ [ ! -f ~root/.bashrc ] || mount --bind /dev/null ~root/.bashrc; } && "
                "if [ -d /sys/fs/cgroup ]; then cg=$(mktemp -d) && mount --rbind /sys/fs/cgroup \"$cg\" && "
                "mount -t sysfs sysfs /sys && mount --move \"$cg\" /sys/fs/cgroup && rmdir \"$cg\"; "
                "else mount -t sysfs sysfs /sys; fi && shift && exec \"$@\"",

@@ -32,5 +32,19 @@ TEST(NetnsTestbed, TearsDownEverythingItStarted) {
   EXPECT_FALSE(orphaned.has_value()) << "the route outlived the last testbed: " << orphaned.value_or("");
 }
 
+// Debian's bash runs ~/.bashrc even for the `bash -c` that sshd starts each
+// command with: a developer's (pyenv init, one session at a time behind its
+// lock) made 30 sessions to one node take over 30 s. On a node it reads as
+// empty, so sessions do not depend on the machine's dotfiles.
+TEST(NetnsTestbed, ANodeSeesRootsBashrcEmpty) {
+  if (auto why = NetnsTestbed::Unavailable()) GTEST_SKIP() << *why;
+  auto testbed = NetnsTestbed::Start(1);
+  ASSERT_TRUE(testbed.ok()) << testbed.error().Message();
+  ProcessSpec spec = (*testbed)->OnNode(1, {"sh", "-c", "cat ~root/.bashrc 2>/dev/null; echo end"});
+  spec.timeout = std::chrono::seconds(10);
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.out, "end\n") << r.Describe();
+}
+
 }  // namespace
 }  // namespace topolaunch::testing
