@@ -212,11 +212,13 @@ Result<Plan> ComputePlan(const Topology* topology, const PlanRequest& request) {
     plan.notes.push_back(fmt::format("not on the fabric, placed last: {}", HostListForMessages(plan.unknown_hosts)));
   if (request.nnodes && pool->usable.size() > order.size()) {
     plan.notes.push_back(fmt::format("{} of {} usable host(s) chosen", order.size(), pool->usable.size()));
-    std::unordered_set<std::string_view> chosen(order.begin(), order.end());
+    // A usable host off the fabric that --nnodes left out is skipped ("not
+    // on the fabric"), not idle: run takes no spare it could not plan.
+    std::unordered_set<std::string_view> planned(order.begin(), order.end());
     std::unordered_set<std::string_view> skipped;
-    for (const SkippedHost& s : pool->skipped) skipped.insert(s.host);
+    for (const SkippedHost& s : plan.skipped) skipped.insert(s.host);
     for (const std::string& h : pool->usable)
-      if (!chosen.contains(h) && !skipped.contains(h)) plan.idle.push_back(h);
+      if (!planned.contains(h) && !skipped.contains(h)) plan.idle.push_back(h);
     plan.idle = NaturalSorted(std::move(plan.idle));
   }
 

@@ -22,8 +22,8 @@ struct DrawingIndex {
 /// Places switches by level, hosts (or boxes) under their rail-0 leaf, the
 /// hosts off the fabric and `extra_hosts` (a plan's hosts the topology does
 /// not know) at the right, unmapped CAs by reason and switches with no path
-/// to a host below; wires coloured by rate. Coordinates start at y = 0;
-/// DrawFabric moves everything below the legend. Fills `index`.
+/// to a host below; wires coloured by rate. Coordinates start at the top
+/// margin; DrawFabric moves everything below the legend. Fills `index`.
 Drawing LayOutFabric(const Topology& topology, const std::vector<std::string>& extra_hosts, bool collapse,
                      DrawingIndex& index);
 

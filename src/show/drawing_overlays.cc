@@ -25,7 +25,7 @@ namespace topolaunch {
 namespace {
 
 std::string RankColor(int rank, int nodes) {
-  int hue = nodes > 1 ? 220 - 220 * rank / (nodes - 1) : 220;
+  int hue = nodes > 1 ? 220 - static_cast<int>(220LL * rank / (nodes - 1)) : 220;
   return fmt::format("hsl({},60%,78%)", hue);
 }
 
@@ -123,8 +123,8 @@ void OverlayPlan(const Plan& plan, const DrawingIndex& index, Drawing& d) {
   if (plan.metrics.nvlink_domain) d.legend.push_back({LevelLine(*plan.metrics.nvlink_domain), "", false});
   if (skips || spares)
     d.legend.push_back({fmt::format("{} host(s) skipped (hatched), {} idle spare(s) (dashed outline)", skips, spares), "#eeeeee", false});
-  if (!plan.unknown_hosts.empty())
-    d.legend.push_back({fmt::format("{} planned host(s) not in the topology, drawn off the fabric", plan.unknown_hosts.size()), "", false});
+  if (d.counts.hosts_not_in_topology)
+    d.legend.push_back({fmt::format("{} planned host(s) not in the topology, drawn off the fabric", d.counts.hosts_not_in_topology), "", false});
 }
 
 void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& d) {
@@ -138,6 +138,8 @@ void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& 
   for (const Finding& f : audit.findings) {
     ++by_severity[f.severity];
     std::string line = fmt::format("{} [{}] {}", SeverityName(f.severity), f.check, f.message);
+    // The host a cable's finding is about: its own, or the cable's host end.
+    std::string host = !f.host.empty() ? f.host : f.peer && f.peer->kind == "host" ? f.peer->name : "";
     auto wire = index.end_wire.end();
     if (f.switch_guid && f.port) wire = index.end_wire.find(PortRef{*f.switch_guid, *f.port});
     if (wire == index.end_wire.end() && f.peer && f.peer->port > 0)
@@ -145,13 +147,25 @@ void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& 
     if (wire != index.end_wire.end()) {
       Wire& w = d.wires[wire->second];
       worse(w.worst, f.severity);
-      w.details.push_back(line);
+      // A wire of several cables (a box's, parallel trunks) says whose it is.
+      std::string where = !host.empty() ? host : FindingLocation(f);
+      w.details.push_back(w.cables > 1 && !where.empty() ? where + ": " + line : line);
       ++on_wires;
+      // In a box, the host shows it too: the box's worst, its entry, a search.
+      auto h = host.empty() ? index.host_shape.end() : index.host_shape.find(host);
+      if (h != index.host_shape.end() && !d.shapes[h->second].boxed.empty()) {
+        Shape& box = d.shapes[h->second];
+        worse(box.worst, f.severity);
+        box.details.push_back(host + ": " + line);
+        for (BoxedHost& b : box.boxed)
+          if (b.name == host) worse(b.worst, f.severity);
+        ++per_shape[h->second];
+      }
       continue;
     }
     std::optional<size_t> shape;
-    bool host = false;
-    if (auto h = index.host_shape.find(f.host); !f.host.empty() && h != index.host_shape.end()) shape = h->second, host = true;
+    bool on_host = false;
+    if (auto h = index.host_shape.find(f.host); !f.host.empty() && h != index.host_shape.end()) shape = h->second, on_host = true;
     else if (auto s = f.switch_guid ? index.switch_shape.find(*f.switch_guid) : index.switch_shape.end();
              s != index.switch_shape.end())
       shape = s->second;
@@ -161,11 +175,11 @@ void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& 
     }
     Shape& s = d.shapes[*shape];
     worse(s.worst, f.severity);
-    s.details.push_back(host && s.kind != ShapeKind::kHost ? f.host + ": " + line : line);
+    s.details.push_back(on_host && s.kind != ShapeKind::kHost ? f.host + ": " + line : line);
     for (BoxedHost& b : s.boxed)
       if (b.name == f.host) worse(b.worst, f.severity);
     ++per_shape[*shape];
-    ++(host ? on_hosts : on_switches);
+    ++(on_host ? on_hosts : on_switches);
   }
   for (auto& [shape, count] : per_shape) {
     Shape& s = d.shapes[shape];

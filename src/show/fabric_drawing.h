@@ -48,7 +48,7 @@ struct Shape {
   int node_rank = -1;               ///< a planned host's node rank
   std::optional<Severity> worst;    ///< the worst audit finding drawn on it
   std::vector<std::string> details; ///< the tooltip and click details, a line each
-  std::vector<BoxedHost> boxed;     ///< a box's hosts, in name order
+  std::vector<BoxedHost> boxed;     ///< a box's hosts: the topology's (natural order), then a plan's it lacks
   int hosts = 0;                    ///< hosts it stands for: 1 for a host, the count for a box
   bool operator==(const Shape&) const = default;
 };
@@ -90,6 +90,7 @@ struct DrawingCounts {
   int cables = 0;
   int cables_not_drawn = 0;         ///< a cable to a router or another node the topology does not model
   int nodes = 0;                    ///< the plan's nodes (0 without a plan)
+  int hosts_not_in_topology = 0;    ///< planned hosts the topology lacks (in `hosts`)
   int findings_drawn = 0;
   int findings_not_drawn = 0;
   bool operator==(const DrawingCounts&) const = default;

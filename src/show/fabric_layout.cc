@@ -50,7 +50,7 @@ constexpr std::string_view kRatePalette[] = {"#1f4e9c", "#2a9d8f", "#8a5cc2", "#
 constexpr std::string_view kUnknownRateColor = "#9e9e9e";
 
 struct Column {
-  std::optional<Guid> leaf;          // none: the hosts off the fabric
+  const TopologySwitch* leaf = nullptr;  // none: the hosts off the fabric
   std::vector<const TopologyHost*> hosts;
   std::vector<std::string> extra;    // names only (a plan's hosts the topology lacks)
   int x = 0, w = 0;
@@ -85,6 +85,7 @@ class Layout {
     DrawWires();
     d_.counts.switches = static_cast<int>(t_.switches.size());
     d_.counts.hosts = static_cast<int>(t_.hosts.size() + extra_count_);
+    d_.counts.hosts_not_in_topology = static_cast<int>(extra_count_);
     d_.counts.cables = static_cast<int>(t_.links.size());
     for (const Shape& s : d_.shapes) d_.width = std::max(d_.width, s.x + s.w + kMargin);
     d_.height = bottom + kMargin;
@@ -121,7 +122,7 @@ class Layout {
     });
     for (const TopologySwitch* leaf : leaves) {
       column_of[leaf->guid] = columns_.size();
-      columns_.push_back({leaf->guid, {}, {}, 0, 0});
+      columns_.push_back({leaf, {}, {}, 0, 0});
     }
     Column off;
     for (const TopologyHost& h : t_.hosts) {
@@ -147,9 +148,7 @@ class Layout {
       if (!c.leaf) x += kAreaGap - kColGap;
       c.x = x, c.w = ColumnWidth(c);
       x += c.w + kColGap;
-      if (!c.leaf) continue;
-      const TopologySwitch* s = FindSwitch(*c.leaf);
-      AddSwitch(*s, c.x + (c.w - kSwitchW) / 2, RowY(1));
+      if (c.leaf) AddSwitch(*c.leaf, c.x + (c.w - kSwitchW) / 2, RowY(1));
     }
     if (top_level_ >= 1) AddCaption(kMargin, RowY(1) + kSwitchH / 2 + 4, "leaf");
   }
@@ -275,7 +274,7 @@ class Layout {
   void AddSwitch(const TopologySwitch& s, int x, int y) {
     Shape shape;
     shape.kind = ShapeKind::kSwitch;
-    shape.id = fmt::format("s{}", index_.switch_shape.size());
+    shape.id = fmt::format("s{}", switch_ids_++);
     shape.name = s.name;
     // Managed switches describe themselves as "MF0;NAME:MODEL/U1": NAME is what admins call them.
     std::string short_name = SlurmSwitchBaseName(s.name);
@@ -325,7 +324,7 @@ class Layout {
     for (const TopologyHost* h : c.hosts) names.push_back(h->name);
     names.insert(names.end(), c.extra.begin(), c.extra.end());
     shape.hosts = static_cast<int>(names.size());
-    shape.name = c.leaf ? FindSwitch(*c.leaf)->name : "off the fabric";
+    shape.name = c.leaf ? c.leaf->name : "off the fabric";
     shape.lines = {fmt::format("{} host{}", names.size(), names.size() == 1 ? "" : "s")};
     shape.details = {fmt::format("{}: {} host(s)", c.leaf ? "under leaf " + shape.name : shape.name, names.size()),
                      ShortText(CompressHostList(names), 200)};
@@ -365,7 +364,7 @@ class Layout {
       for (const HcaAttachment& a : h.hcas) host_of_ca_.emplace(a.guid, &h);
     // Rates, fastest first, for the palette and the legend.
     std::map<double, std::map<std::string, int>, std::greater<>> rates;
-    int unknown_rate = 0, down = 0;
+    int unknown_rate = 0;
     using Key = std::tuple<size_t, int, size_t, int>;
     std::map<Key, std::vector<const TopologyLink*>> wires;
     for (const TopologyLink& l : t_.links) {
@@ -405,12 +404,25 @@ class Layout {
         index_.end_wire[l->from] = d_.wires.size();
         index_.end_wire[l->to] = d_.wires.size();
       }
-      if (w.down) ++down;
+      if (w.down) ++down_;
       w.color = slowest ? std::string(color[*slowest]) : std::string(kUnknownRateColor);
-      w.details.push_back(fmt::format("{} <-> {}: {} cable{}", a.name, b.name, links.size(), links.size() == 1 ? "" : "s"));
+      w.details.push_back(fmt::format("{} <-> {}: {} cable{}", EndName(a), EndName(b), links.size(), links.size() == 1 ? "" : "s"));
       for (const auto& [kind, count] : kinds) w.details.push_back(fmt::format("{} x {}", count, kind));
       d_.wires.push_back(std::move(w));
     }
+    AddRateLegend(rates, color, unknown_rate);
+  }
+
+  // What a wire's tooltip calls its end: a box stands for hosts, not its leaf.
+  static std::string EndName(const Shape& s) {
+    if (s.kind == ShapeKind::kLeafBox) return "the hosts under " + s.name;
+    if (s.kind == ShapeKind::kOffFabricBox) return "the hosts off the fabric";
+    if (s.kind == ShapeKind::kUnmappedGroup) return "CAs: " + s.name;
+    return s.name;
+  }
+
+  void AddRateLegend(const std::map<double, std::map<std::string, int>, std::greater<>>& rates,
+                     std::map<double, std::string_view>& color, int unknown_rate) {
     d_.legend.push_back({fmt::format("{} switch{} in {} level{}, {} host{}, {} cable{}{}", t_.switches.size(),
                                      t_.switches.size() == 1 ? "" : "es", top_level_, top_level_ == 1 ? "" : "s",
                                      t_.hosts.size(), t_.hosts.size() == 1 ? "" : "s", t_.links.size(),
@@ -427,7 +439,7 @@ class Layout {
       d_.legend.push_back({fmt::format("{} cable{}: {}", total, total == 1 ? "" : "s", kinds), std::string(color[gbps]), false});
     }
     if (unknown_rate) d_.legend.push_back({fmt::format("{} cable(s) of unknown rate", unknown_rate), std::string(kUnknownRateColor), false});
-    if (down) d_.legend.push_back({fmt::format("{} wire(s) with a cable not Active (dashed)", down), "#555555", true});
+    if (down_) d_.legend.push_back({fmt::format("{} wire(s) with a cable not Active (dashed)", down_), "#555555", true});
     if (d_.counts.cables_not_drawn)
       d_.legend.push_back({fmt::format("{} cable(s) to nodes the topology does not model (routers), not drawn", d_.counts.cables_not_drawn), "", false});
   }
@@ -440,12 +452,13 @@ class Layout {
   int top_level_ = 0;
   std::vector<Column> columns_;
   size_t extra_count_ = 0;
-  int host_ids_ = 0, box_ids_ = 0, unmapped_ids_ = 0;
+  int switch_ids_ = 0, host_ids_ = 0, box_ids_ = 0, unmapped_ids_ = 0;
   std::map<Guid, size_t> ca_shape_;
   std::unordered_map<Guid, const TopologyHost*> host_of_ca_;
   std::unordered_map<Guid, const TopologySwitch*> switch_by_guid_;
   std::unordered_map<size_t, int> ports_of_shape_;
   std::unordered_map<std::string, int> name_count_;
+  int down_ = 0;
 };
 
 }  // namespace

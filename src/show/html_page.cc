@@ -74,6 +74,7 @@ constexpr std::string_view kScript = R"(
       r.setAttribute('stroke-width', severity ? 2 : 1);
       const t = document.createElementNS(NS, 'text');
       t.setAttribute('x', x + 3); t.setAttribute('y', y + 11); t.setAttribute('font-size', '10');
+      t.setAttribute('pointer-events', 'none');  // a click on the name is a click on its entry
       t.textContent = label([name, rank]);
       const tip = document.createElementNS(NS, 'title');
       tip.textContent = name + (rank >= 0 ? '\nnode rank ' + rank : '') + (severity ? '\nworst finding: ' + severity : '');
@@ -102,7 +103,7 @@ constexpr std::string_view kScript = R"(
   });
   function search(name) {
     svg.querySelectorAll('.hit').forEach((el) => el.classList.remove('hit'));
-    if (!name) { found.textContent = ''; return; }
+    if (!name) { found.textContent = ''; show(''); return; }
     const host = Array.from(svg.querySelectorAll('g.host')).find((g) => g.dataset.name === name);
     if (host) {
       host.classList.add('hit'); host.scrollIntoView({ block: 'center', inline: 'center' });
@@ -110,12 +111,13 @@ constexpr std::string_view kScript = R"(
       return;
     }
     const box = Object.keys(boxes).find((id) => boxes[id].some((h) => h[0] === name));
-    if (!box) { found.textContent = 'no host named ' + name; return; }
+    if (!box) { found.textContent = 'no host named ' + name; show(''); return; }
     const g = document.getElementById(box);
     const open = svg.querySelector('g.expanded[data-box="' + box + '"]') || expand(g);
     const entry = Array.from(open.querySelectorAll('rect.entry')).find((r) => r.dataset.name === name);
     entry.classList.add('hit'); g.classList.add('hit');
     entry.scrollIntoView({ block: 'center', inline: 'center' });
+    show(titleOf(entry));
     found.textContent = 'in the box of ' + g.dataset.name;
   }
   document.getElementById('search').addEventListener('change', (e) => search(e.target.value.trim()));

@@ -10,7 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto hosts = ReadUnhealthyHosts(text, "fuzz.json", nullptr);
   if (!hosts.ok()) fuzz::Check(!hosts.error().problems.empty(), "an error names at least one problem");
   Result<AuditReport> report = ParseAuditJson(text, "fuzz.json");
-  fuzz::Check(report.ok() == hosts.ok(), "both readers accept the same reports");
   if (!report.ok()) return 0;
   std::string once = FormatAuditJson(*report);
   Result<AuditReport> back = ParseAuditJson(once, "fuzz-again.json");

@@ -80,6 +80,15 @@ TEST(PlanBuilderTest, ExcludeAuditAndNnodes) {
   ASSERT_TRUE(excluded.ok());
   EXPECT_EQ(excluded->idle, (std::vector<std::string>{"node03"})) << "a skipped host is no spare";
   request.exclude.clear();
+  // A usable host off the fabric that --nnodes leaves out is skipped, never idle too.
+  Topology with_lonely = t;
+  AttachLayout(with_lonely, "lonely", GpuLayout(2));
+  request.hosts.push_back("lonely");
+  Result<Plan> lonely = ComputePlan(&with_lonely, request);
+  ASSERT_TRUE(lonely.ok()) << lonely.error().Message();
+  EXPECT_EQ(lonely->skipped, (std::vector<SkippedHost>{{"lonely", "not on the fabric"}}));
+  EXPECT_EQ(lonely->idle, (std::vector<std::string>{"node03", "node04"}));
+  request.hosts.pop_back();
   request.nnodes = 5;
   Result<Plan> five = ComputePlan(&t, request);
   ASSERT_FALSE(five.ok());

@@ -97,6 +97,17 @@ TEST(SvgRender, HostileSwitchNamesStayText) {
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
 }
 
+TEST(HtmlPage, APlannedHostNameCannotCloseTheScript) {
+  // Names in a plan the topology lacks reach the page's JSON unchecked.
+  Topology t = TwoLevelTopology();
+  Plan plan;
+  plan.nproc_per_node = 1;
+  plan.nodes.push_back({"</script><script>alert(1)</script>", 0, std::nullopt, {}, {}, "", 0, {}});
+  std::string html = RenderHtml(DrawFabric(t, &plan, nullptr, DrawOptions{0}));
+  EXPECT_EQ(html.find("</script><script>alert"), std::string::npos);
+  EXPECT_NE(html.find("\\u003c/script>\\u003cscript>alert(1)"), std::string::npos) << "the name is in the page, escaped";
+}
+
 TEST(HtmlPage, FetchesNothingAndCarriesTheBoxedHosts) {
   Topology t = ThreeLevelTopology();
   std::string html = RenderHtml(DrawFabric(t, nullptr, nullptr, DrawOptions{0}));
