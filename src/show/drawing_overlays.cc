@@ -63,6 +63,37 @@ void MarkBox(Shape& box, const std::unordered_map<std::string, const PlanNode*>&
   if (skips || spares) box.details.push_back(fmt::format("{} skipped, {} spare", skips, spares));
 }
 
+void Worse(std::optional<Severity>& worst, Severity s) {
+  if (!worst || *worst < s) worst = s;
+}
+
+// Draws `f` on the cable at its switch port (or its peer's port), if one is
+// drawn; false when none is. `line` is the finding as one line of details.
+bool PutOnWire(const Finding& f, const std::string& line, const DrawingIndex& index, Drawing& d,
+               std::unordered_map<size_t, int>& per_shape) {
+  auto wire = index.end_wire.end();
+  if (f.switch_guid && f.port) wire = index.end_wire.find(PortRef{*f.switch_guid, *f.port});
+  if (wire == index.end_wire.end() && f.peer && f.peer->port > 0) wire = index.end_wire.find(PortRef{f.peer->guid, f.peer->port});
+  if (wire == index.end_wire.end()) return false;
+  Wire& w = d.wires[wire->second];
+  Worse(w.worst, f.severity);
+  // The host a cable's finding is about: its own, or the cable's host end. A
+  // wire of several cables (a box's, parallel trunks) says whose it is.
+  std::string host = !f.host.empty() ? f.host : f.peer && f.peer->kind == "host" ? f.peer->name : "";
+  std::string where = !host.empty() ? host : FindingLocation(f);
+  w.details.push_back(w.cables > 1 && !where.empty() ? where + ": " + line : line);
+  // In a box, the host shows it too: the box's worst, its entry, a search.
+  auto h = host.empty() ? index.host_shape.end() : index.host_shape.find(host);
+  if (h == index.host_shape.end() || d.shapes[h->second].boxed.empty()) return true;
+  Shape& box = d.shapes[h->second];
+  Worse(box.worst, f.severity);
+  box.details.push_back(host + ": " + line);
+  for (BoxedHost& b : box.boxed)
+    if (b.name == host) Worse(b.worst, f.severity);
+  ++per_shape[h->second];
+  return true;
+}
+
 }  // namespace
 
 void OverlayPlan(const Plan& plan, const DrawingIndex& index, Drawing& d) {
@@ -132,35 +163,11 @@ void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& 
   int on_wires = 0, on_switches = 0, on_hosts = 0;
   std::vector<const Finding*> not_drawn;
   std::unordered_map<size_t, int> per_shape;
-  auto worse = [](std::optional<Severity>& worst, Severity s) {
-    if (!worst || *worst < s) worst = s;
-  };
   for (const Finding& f : audit.findings) {
     ++by_severity[f.severity];
     std::string line = fmt::format("{} [{}] {}", SeverityName(f.severity), f.check, f.message);
-    // The host a cable's finding is about: its own, or the cable's host end.
-    std::string host = !f.host.empty() ? f.host : f.peer && f.peer->kind == "host" ? f.peer->name : "";
-    auto wire = index.end_wire.end();
-    if (f.switch_guid && f.port) wire = index.end_wire.find(PortRef{*f.switch_guid, *f.port});
-    if (wire == index.end_wire.end() && f.peer && f.peer->port > 0)
-      wire = index.end_wire.find(PortRef{f.peer->guid, f.peer->port});
-    if (wire != index.end_wire.end()) {
-      Wire& w = d.wires[wire->second];
-      worse(w.worst, f.severity);
-      // A wire of several cables (a box's, parallel trunks) says whose it is.
-      std::string where = !host.empty() ? host : FindingLocation(f);
-      w.details.push_back(w.cables > 1 && !where.empty() ? where + ": " + line : line);
+    if (PutOnWire(f, line, index, d, per_shape)) {
       ++on_wires;
-      // In a box, the host shows it too: the box's worst, its entry, a search.
-      auto h = host.empty() ? index.host_shape.end() : index.host_shape.find(host);
-      if (h != index.host_shape.end() && !d.shapes[h->second].boxed.empty()) {
-        Shape& box = d.shapes[h->second];
-        worse(box.worst, f.severity);
-        box.details.push_back(host + ": " + line);
-        for (BoxedHost& b : box.boxed)
-          if (b.name == host) worse(b.worst, f.severity);
-        ++per_shape[h->second];
-      }
       continue;
     }
     std::optional<size_t> shape;
@@ -174,10 +181,10 @@ void OverlayAudit(const AuditReport& audit, const DrawingIndex& index, Drawing& 
       continue;
     }
     Shape& s = d.shapes[*shape];
-    worse(s.worst, f.severity);
+    Worse(s.worst, f.severity);
     s.details.push_back(on_host && s.kind != ShapeKind::kHost ? f.host + ": " + line : line);
     for (BoxedHost& b : s.boxed)
-      if (b.name == f.host) worse(b.worst, f.severity);
+      if (b.name == f.host) Worse(b.worst, f.severity);
     ++per_shape[*shape];
     ++(on_host ? on_hosts : on_switches);
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_text.h"
 #include "show/drawing_index.h"
 
 namespace topolaunch {
@@ -10,28 +11,16 @@ namespace {
 
 constexpr std::string_view kReplacement = "\uFFFD";
 
-// The length of the UTF-8 sequence at `s[i]` that XML 1.0 accepts, or 0.
-size_t XmlCharLength(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  unsigned lead = byte(i);
-  auto cont = [&](size_t k) { return (byte(k) & 0xC0) == 0x80; };
-  if (lead < 0x80) return (lead >= 0x20 && lead != 0x7F) || lead == '\t' || lead == '\n' ? 1 : 0;
-  if (lead >= 0xC2 && lead <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    unsigned b1 = byte(i + 1);
-    if (!cont(i + 1) || !cont(i + 2)) return 0;
-    if ((lead == 0xE0 && b1 < 0xA0) || (lead == 0xED && b1 >= 0xA0)) return 0;  // overlong, surrogate
-    if (lead == 0xEF && b1 == 0xBF && (byte(i + 2) == 0xBE || byte(i + 2) == 0xBF)) return 0;  // U+FFFE, U+FFFF
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    unsigned b1 = byte(i + 1);
-    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
-    if ((lead == 0xF0 && b1 < 0x90) || (lead == 0xF4 && b1 >= 0x90)) return 0;
-    return 4;
-  }
-  return 0;
+// Whether the valid UTF-8 sequence of `n` bytes at `s[i]` is a character
+// XML 1.0 forbids: a C0 control other than tab and newline, DEL, U+FFFE, U+FFFF.
+bool ForbiddenInXml(std::string_view s, size_t i, size_t n) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  if (n == 1) return (byte(i) < 0x20 && byte(i) != '\t' && byte(i) != '\n') || byte(i) == 0x7F;
+  return n == 3 && byte(i) == 0xEF && byte(i + 1) == 0xBF && (byte(i + 2) == 0xBE || byte(i + 2) == 0xBF);
 }
+
+// Length of the sequence `lead` starts, in text known to be valid UTF-8.
+size_t SequenceLength(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
 
 std::string Joined(const std::vector<std::string>& lines) {
   std::string out;
@@ -114,26 +103,26 @@ void AppendRing(const Drawing& d, std::string& out) {
 }  // namespace
 
 std::string XmlText(std::string_view text) {
+  // Bytes that are not UTF-8 become U+FFFD first (core/json_text.h), then
+  // what XML forbids does too, a U+FFFD a byte as for those.
+  std::string valid = ToValidUtf8(text);
   std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    size_t n = XmlCharLength(text, i);
-    if (n == 0) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    if (n == 1) {
-      switch (text[i]) {
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size();) {
+    size_t n = SequenceLength(static_cast<unsigned char>(valid[i]));
+    if (ForbiddenInXml(valid, i, n)) {
+      for (size_t k = 0; k < n; ++k) out += kReplacement;
+    } else if (n > 1) {
+      out.append(valid, i, n);
+    } else {
+      switch (valid[i]) {
         case '&': out += "&amp;"; break;
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
         case '\'': out += "&#39;"; break;
-        default: out += text[i];
+        default: out += valid[i];
       }
-    } else {
-      out.append(text.substr(i, n));
     }
     i += n;
   }

@@ -19,11 +19,17 @@ namespace {
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
+ProcessSpec Command(std::vector<std::string> argv) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  return spec;
+}
+
 std::string Script(const std::string& name) { return std::string(TOPOLAUNCH_SOURCE_DIR) + "/tests/show/" + name; }
 
 // The SVG's structure as svg_structure.py reads it.
 nlohmann::json Structure(const std::string& path) {
-  ProcessResult r = RunProcess({{"python3", Script("svg_structure.py"), path}});
+  ProcessResult r = RunProcess(Command({"python3", Script("svg_structure.py"), path}));
   EXPECT_EQ(r.exit_code, 0) << r.Describe();
   return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
 }
@@ -65,23 +71,29 @@ class ShowCli : public ::testing::Test {
     return RunTopolaunch(args);
   }
 
+  // `topolaunch plan --topology T ARGS...`, outside any Slurm allocation.
+  ProcessResult RunPlan(const std::string& topology, std::vector<std::string> args) {
+    args.insert(args.begin(), {"plan", "--topology", topology});
+    return RunTopolaunch(args, {{"SLURM_JOB_NODELIST", ""}});
+  }
+
   bool HaveChromium() { return access("/usr/bin/chromium", X_OK) == 0; }
 
   // Headless Chromium: a screenshot of `page` and the DOM after its scripts ran.
   std::pair<nlohmann::json, std::string> OpenInChromium(const std::string& page, const std::string& png) {
     std::vector<std::string> common = {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                                        "--user-data-dir=" + dir_.File("chromium-profile"), "--window-size=1400,900"};
-    ProcessSpec shot{common};
+    ProcessSpec shot = Command(common);
     shot.argv.push_back("--screenshot=" + png);
     shot.argv.push_back("file://" + page);
     ProcessResult r = RunProcess(shot);
     EXPECT_EQ(r.exit_code, 0) << r.Describe();
-    ProcessSpec dom{common};
+    ProcessSpec dom = Command(common);
     dom.argv.push_back("--dump-dom");
     dom.argv.push_back("file://" + page);
     ProcessResult d = RunProcess(dom);
     EXPECT_EQ(d.exit_code, 0) << d.Describe();
-    ProcessResult ink = RunProcess({{"python3", Script("png_ink.py"), png}});
+    ProcessResult ink = RunProcess(Command({"python3", Script("png_ink.py"), png}));
     EXPECT_EQ(ink.exit_code, 0) << ink.Describe();
     size_t open = d.out.find("<title>"), close = d.out.find("</title>");
     std::string title = open == std::string::npos || close == std::string::npos ? "" : d.out.substr(open + 7, close - open - 7);
@@ -90,8 +102,8 @@ class ShowCli : public ::testing::Test {
 
   // The DOM of `url` after its scripts ran.
   std::string DumpDom(const std::string& url) {
-    ProcessResult d = RunProcess({{"chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                                   "--user-data-dir=" + dir_.File("chromium-profile"), "--dump-dom", "file://" + url}});
+    ProcessResult d = RunProcess(Command({"chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                   "--user-data-dir=" + dir_.File("chromium-profile"), "--dump-dom", "file://" + url}));
     EXPECT_EQ(d.exit_code, 0) << d.Describe();
     return d.out;
   }
@@ -180,12 +192,12 @@ TEST_F(ShowCli, BadInputIsNamedAndWritesNothing) {
 TEST_F(ShowCli, PlanAndAuditTextSayHowToDrawThem) {
   std::string topology = dir_.File("t.json");
   Discovered("nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet", topology);
-  ProcessResult plan = RunTopolaunch({"plan", "--topology", topology, "--nproc-per-node", "1"}, {{"SLURM_JOB_NODELIST", ""}});
+  ProcessResult plan = RunPlan(topology, {"--nproc-per-node", "1"});
   ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
   EXPECT_NE(plan.out.find(fmt::format("topolaunch show --topology {} --plan plan.json", topology)), std::string::npos) << plan.out;
   ProcessResult audit = RunTopolaunch({"audit", "--topology", topology});
   EXPECT_NE(audit.out.find(fmt::format("topolaunch show --topology {} --audit audit.json", topology)), std::string::npos) << audit.out;
-  ProcessResult json = RunTopolaunch({"plan", "--topology", topology, "--nproc-per-node", "1", "--json"}, {{"SLURM_JOB_NODELIST", ""}});
+  ProcessResult json = RunPlan(topology, {"--nproc-per-node", "1", "--json"});
   EXPECT_EQ(json.out.find("draw it"), std::string::npos) << "data stays data";
 }
 
@@ -193,8 +205,7 @@ TEST_F(ShowCli, APlanAndAnAuditAreDrawnWhereTheyBelong) {
   std::string topology = dir_.File("t.json");
   Topology t = Discovered("stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet", topology);
   std::string plan = dir_.File("plan.json"), audit = dir_.File("audit.json");
-  ProcessResult p = RunTopolaunch({"plan", "--topology", topology, "--nnodes", "40", "--nproc-per-node", "8", "--json", "-o", plan},
-                                  {{"SLURM_JOB_NODELIST", ""}});
+  ProcessResult p = RunPlan(topology, {"--nnodes", "40", "--nproc-per-node", "8", "--json", "-o", plan});
   ASSERT_EQ(p.exit_code, 0) << p.Describe();
   // One finding on a host's cable (by its switch port), one on a host, one about the whole fabric.
   const HcaAttachment& cable = t.FindHost("stage7")->hcas.front();
@@ -223,10 +234,7 @@ TEST_F(ShowCli, ChromiumShowsARealTwoLevelFabricWithAPlan) {
   std::string topology = dir_.File("t.json");
   Topology t = Discovered("stage-cluster-2014-sx6036-fdr10-8sw-144ca.ibnet", topology);
   std::string plan = dir_.File("plan.json");
-  ASSERT_EQ(RunTopolaunch({"plan", "--topology", topology, "--nnodes", "64", "--nproc-per-node", "4", "--json", "-o", plan},
-                          {{"SLURM_JOB_NODELIST", ""}})
-                .exit_code,
-            0);
+  ASSERT_EQ(RunPlan(topology, {"--nnodes", "64", "--nproc-per-node", "4", "--json", "-o", plan}).exit_code, 0);
   std::string page = dir_.File("stage.html");
   ASSERT_EQ(Show({"--topology", topology, "--plan", plan, "-o", page}).exit_code, 0);
   ExpectPageConsistent(page, t);
@@ -238,7 +246,7 @@ TEST_F(ShowCli, ChromiumShowsARealThreeLevelFabricWithAPlan) {
   Topology t = Discovered("quantum-hdr-2019-60sw-2ca-crlf.ibnet", topology);
   ASSERT_EQ(std::max_element(t.switches.begin(), t.switches.end(), [](auto& a, auto& b) { return a.level < b.level; })->level, 3);
   std::string plan = dir_.File("plan.json");
-  ASSERT_EQ(RunTopolaunch({"plan", "--topology", topology, "--nproc-per-node", "8", "--json", "-o", plan}, {{"SLURM_JOB_NODELIST", ""}}).exit_code, 0);
+  ASSERT_EQ(RunPlan(topology, {"--nproc-per-node", "8", "--json", "-o", plan}).exit_code, 0);
   std::string page = dir_.File("quantum.html");
   ASSERT_EQ(Show({"--topology", topology, "--plan", plan, "-o", page}).exit_code, 0);
   ExpectPageConsistent(page, t);
@@ -249,10 +257,7 @@ TEST_F(ShowCli, TenThousandHostsAreBoxesInAPageOfAFewMegabytes) {
   Topology t = TopologyOf(TwoLevelFatTree({.leaves = 250, .hosts_per_leaf = 40, .spines = 20}));
   WriteText(topology, FormatTopologyJson(t));
   std::string plan = dir_.File("plan.json");
-  ASSERT_EQ(RunTopolaunch({"plan", "--topology", topology, "--nnodes", "9000", "--nproc-per-node", "8", "--json", "-o", plan},
-                          {{"SLURM_JOB_NODELIST", ""}})
-                .exit_code,
-            0);
+  ASSERT_EQ(RunPlan(topology, {"--nnodes", "9000", "--nproc-per-node", "8", "--json", "-o", plan}).exit_code, 0);
   std::string page = dir_.File("big.html");
   ProcessResult r = Show({"--topology", topology, "--plan", plan, "-o", page});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
