@@ -82,6 +82,27 @@ JsonWriter& JsonWriter::Int(long long value) {
   return *this;
 }
 
+JsonWriter& JsonWriter::Number(double value) {
+  Separate();
+  out_ += DumpJsonText(nlohmann::json(value), -1);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Dumped(std::string_view text) {
+  Separate();
+  size_t shift = indent_ < 0 ? 0 : filled_.size() * static_cast<size_t>(indent_);
+  // Strings are written with their line breaks escaped, so every raw one
+  // starts a line of the value's own layout.
+  for (size_t start = 0;;) {
+    size_t end = text.find('\n', start);
+    out_.append(text.substr(start, end == std::string_view::npos ? end : end + 1 - start));
+    if (end == std::string_view::npos) break;
+    out_.append(shift, ' ');
+    start = end + 1;
+  }
+  return *this;
+}
+
 JsonWriter& JsonWriter::Bool(bool value) {
   Separate();
   out_ += value ? "true" : "false";

@@ -37,6 +37,8 @@ class JsonWriter {
 
   JsonWriter& String(std::string_view value);
   JsonWriter& Int(long long value);
+  /// A number as nlohmann writes a double (200.0, 0.1, 1e+300).
+  JsonWriter& Number(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
   /// A string, or null when it is empty.
@@ -44,6 +46,10 @@ class JsonWriter {
   JsonWriter& IntOrNull(const std::optional<int>& value) { return value ? Int(*value) : Null(); }
   JsonWriter& Strings(const std::vector<std::string>& values);
   JsonWriter& Ints(const std::vector<int>& values);
+  /// A value already written by DumpJsonText(value, indent) with this
+  /// writer's indent, as if standing alone: its lines are moved to the
+  /// depth it lands at. For the small parts that have a DOM of their own.
+  JsonWriter& Dumped(std::string_view text);
 
   /// Room for `bytes` of text, so a big document's string does not grow by
   /// copies (a page the text never reaches is never touched).

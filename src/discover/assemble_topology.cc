@@ -2,16 +2,44 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <future>
 #include <optional>
 
 namespace topolaunch {
 
+namespace {
+
+// Loads every layout, in order, until `stop` is set.
+std::vector<Result<HostLayout>> LoadLayouts(const std::vector<LayoutInput>& layouts, const std::atomic<bool>& stop) {
+  std::vector<Result<HostLayout>> loaded;
+  loaded.reserve(layouts.size());
+  for (const LayoutInput& input : layouts) {
+    if (stop) break;
+    loaded.push_back(input.source->LoadLayout());
+  }
+  return loaded;
+}
+
+}  // namespace
+
 Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_map,
                                   const std::vector<LayoutInput>& layouts, Generated generated) {
+  // The layouts load while the fabric is walked: the walk waits on SMP round
+  // trips, a live layout on the kernel's sysfs and the GPU driver, so the
+  // command takes the longer of the two rather than their sum. A failed
+  // walk stops the loading after the layout in hand.
+  std::atomic<bool> stop{false};
+  std::future<std::vector<Result<HostLayout>>> loading =
+      std::async(fabric && !layouts.empty() ? std::launch::async : std::launch::deferred, LoadLayouts, std::cref(layouts),
+                 std::cref(stop));
   Topology topology;
   if (fabric) {
     Result<Fabric> loaded = fabric->LoadFabric();
-    if (!loaded.ok()) return loaded.take_error();
+    if (!loaded.ok()) {
+      stop = true;
+      return loaded.take_error();
+    }
     generated.fabric_source = loaded->source;
     topology = BuildTopology(*loaded, name_map, std::move(generated));
   } else {
@@ -26,8 +54,10 @@ Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_
     if (!failed) failed = std::move(error);
     else failed->problems.insert(failed->problems.end(), error.problems.begin(), error.problems.end());
   };
-  for (const LayoutInput& input : layouts) {
-    Result<HostLayout> layout = input.source->LoadLayout();
+  std::vector<Result<HostLayout>> layout_results = loading.get();
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    const LayoutInput& input = layouts[i];
+    Result<HostLayout>& layout = layout_results[i];
     if (!layout.ok()) {
       fail(layout.take_error());
       continue;

@@ -14,17 +14,21 @@ using ojson = nlohmann::ordered_json;
 
 // Writes `doc` through JsonWriter by walking it, so the writer's output can
 // be set against DumpJsonText(doc, indent).
-void Walk(JsonWriter& w, const ojson& doc) {
-  if (doc.is_object()) {
+// Containers `dump_at` levels down are handed over as dumped text
+// (JsonWriter::Dumped) instead; -1: never.
+void Walk(JsonWriter& w, const ojson& doc, int indent = 0, int dump_at = -1) {
+  if (dump_at == 0 && doc.is_structured()) {
+    w.Dumped(DumpJsonText(doc, indent));
+  } else if (doc.is_object()) {
     w.BeginObject();
     for (const auto& [key, value] : doc.items()) {
       w.Key(key);
-      Walk(w, value);
+      Walk(w, value, indent, dump_at - 1);
     }
     w.EndObject();
   } else if (doc.is_array()) {
     w.BeginArray();
-    for (const ojson& value : doc) Walk(w, value);
+    for (const ojson& value : doc) Walk(w, value, indent, dump_at - 1);
     w.EndArray();
   } else if (doc.is_string()) {
     w.String(doc.get_ref<const std::string&>());
@@ -32,14 +36,16 @@ void Walk(JsonWriter& w, const ojson& doc) {
     w.Bool(doc.get<bool>());
   } else if (doc.is_null()) {
     w.Null();
+  } else if (doc.is_number_float()) {
+    w.Number(doc.get<double>());
   } else {
     w.Int(doc.get<long long>());
   }
 }
 
-std::string Written(const ojson& doc, int indent) {
+std::string Written(const ojson& doc, int indent, int dump_at = -1) {
   JsonWriter w(indent);
-  Walk(w, doc);
+  Walk(w, doc, indent, dump_at);
   return w.Take();
 }
 
@@ -70,6 +76,21 @@ TEST(JsonWriter, ScalarsAndEmptyContainersAtTheTop) {
     ojson doc = ojson::parse(text);
     EXPECT_EQ(Written(doc, 2), DumpJsonText(doc, 2)) << text;
   }
+}
+
+TEST(JsonWriter, NumbersAreWrittenAsNlohmannWritesDoubles) {
+  ojson doc = ojson::parse(R"({"rate": 200.0, "tenth": 0.1, "small": -1.5e-7, "huge": 1e300, "int_like": [3.0, -0.0]})");
+  EXPECT_EQ(Written(doc, 2), DumpJsonText(doc, 2));
+  EXPECT_NE(Written(doc, -1).find("\"rate\":200.0,"), std::string::npos);
+}
+
+// A part with a DOM of its own (a host's layout) is dumped on its own and
+// handed over as text: it must land indented as if walked.
+TEST(JsonWriter, ADumpedValueLandsAtItsDepth) {
+  ojson doc = Sample();
+  for (int indent : {2, 4, 0, -1})
+    for (int depth : {0, 1, 2, 3})
+      EXPECT_EQ(Written(doc, indent, depth), DumpJsonText(doc, indent)) << "indent " << indent << ", dumped at depth " << depth;
 }
 
 TEST(JsonWriter, HelpersWriteNullForTheEmptyAndTheAbsent) {

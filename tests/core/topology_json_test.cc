@@ -4,6 +4,8 @@
 
 #include "topolaunch/topology_json.h"
 
+#include "core/json_text.h"
+
 namespace topolaunch {
 namespace {
 
@@ -63,6 +65,19 @@ TEST(TopologyJson, RoundTripsEveryField) {
   ASSERT_TRUE(back.ok()) << back.error().Message();
   EXPECT_EQ(*back, t);
   EXPECT_EQ(FormatTopologyJson(*back), text);  // byte-stable
+}
+
+// The writer goes straight to text; what it writes must be what nlohmann
+// writes for the same document (the form every earlier topology.json has).
+TEST(TopologyJson, WritesNlohmannsOwnFormByteForByte) {
+  Topology t = Sample();
+  t.hosts[0].hcas[0].rate_gbps = 53.125;
+  t.hosts[0].hcas[0].description = "node017 \"HCA\"\t\xff";
+  t.switches[0].name = "MF0;leaf1:MQM9700/U1 \xe2\x82";
+  std::string text = FormatTopologyJson(t);
+  EXPECT_EQ(DumpJsonText(nlohmann::ordered_json::parse(text), 2) + "\n", text);
+  EXPECT_NE(text.find("\"rate_gbps\": 53.125"), std::string::npos);
+  EXPECT_NE(text.find("      \"layout\": {\n        \"architecture\": \"x86_64\","), std::string::npos) << text;
 }
 
 TEST(TopologyJson, WritesTheSchemaInSpecOrder) {
