@@ -292,7 +292,7 @@ Result<PreflightReply> ParsePreflightReply(std::string_view line) {
   return reply;
 }
 
-std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, int64_t received_ms,
+std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, ReplyWindow window,
                                         const PreflightExpectations& expect) {
   std::vector<std::string> problems;
   for (const ProgramFound& program : reply.programs) {
@@ -332,9 +332,13 @@ std::vector<std::string> JudgePreflight(std::string_view host, const PreflightRe
     else
       for (const std::string& finding : *reply.audit_errors) problems.push_back("audit: " + finding);
   }
-  // The reply was written before it arrived, so an exact clock reads as a
-  // small negative skew (the transit time); the tolerance covers both ways.
-  int64_t skew = reply.unix_time_ms - received_ms;
+  // The reply was written after the request left and before it arrived:
+  // only a time outside that window is skew. (Measured against the arrival
+  // alone, a slow way back read as a clock behind: at 256 nodes on a busy
+  // login node, replies that took over a second refused the run.)
+  int64_t skew = reply.unix_time_ms > window.received_ms ? reply.unix_time_ms - window.received_ms
+                 : reply.unix_time_ms < window.sent_ms   ? reply.unix_time_ms - window.sent_ms
+                                                         : 0;
   if (std::llabs(skew) > expect.max_clock_skew_ms)
     problems.push_back(fmt::format("clock {:.1f} s {} this machine", static_cast<double>(std::llabs(skew)) / 1000.0,
                                    skew > 0 ? "ahead of" : "behind"));

@@ -100,11 +100,19 @@ struct PreflightExpectations {
   bool audit = false;                 ///< the node checks were asked for: each error finding is a problem
 };
 
+/// When the login node sent the request and when the reply arrived (its
+/// clock, Unix ms). A node whose clock agrees wrote its reply in between,
+/// however long the way there and back took.
+struct ReplyWindow {
+  int64_t sent_ms = 0;
+  int64_t received_ms = 0;
+};
+
 /// Every problem of one node, one sentence each ("torchrun not found in
 /// PATH", "2 GPUs, but --nproc-per-node 4", "port 29500 in use",
-/// "clock 3.2 s ahead of this machine"). `received_ms` is the login node's
-/// clock when the reply arrived. Empty when the node is fit.
-std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, int64_t received_ms,
+/// "clock 3.2 s ahead of this machine": by how far its time lies outside
+/// `window`). Empty when the node is fit.
+std::vector<std::string> JudgePreflight(std::string_view host, const PreflightReply& reply, ReplyWindow window,
                                         const PreflightExpectations& expect);
 
 /// The ranks per node when --nproc-per-node is not given: one per GPU, the

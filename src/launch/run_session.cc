@@ -82,6 +82,8 @@ std::vector<NodePreflight> RunSession::Preflight(const std::atomic<bool>& stop) 
   std::vector<LaunchRequest> requests;
   for (const SessionNode& node : nodes_)
     requests.push_back(LaunchRequest{node.host, options_.agent, FormatPreflightRequest(options_.preflight), false});
+  int64_t sent_ms = options_.now_ms();
+  for (const std::unique_ptr<NodeState>& state : state_) state->preflight.sent_ms = sent_ms;
   std::vector<StartResult> started = executor_.StartAll(
       requests, [this](size_t node, OutputStream stream, std::string_view text) { OnLine(node, stream, text); });
   for (size_t i = 0; i < started.size(); ++i) {

@@ -72,7 +72,8 @@ struct SessionOptions {
 /// One node's preflight: its reply and when it arrived, or why there is none.
 struct NodePreflight {
   std::optional<PreflightReply> reply;
-  int64_t received_ms = 0;
+  int64_t sent_ms = 0;      ///< now_ms() as the request went out
+  int64_t received_ms = 0;  ///< now_ms() as the reply came in
   std::string failure;  ///< start error, bad reply, agent ended, timeout; "" with a reply
 };
 

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   PreflightExpectations expect;
   expect.master_host = "node1";
-  (void)JudgePreflight("node1", *reply, reply->unix_time_ms, expect);
+  (void)JudgePreflight("node1", *reply, {reply->unix_time_ms, reply->unix_time_ms}, expect);
   Result<PreflightReply> back = ParsePreflightReply(FormatPreflightReply(*reply));
   fuzz::Check(back.ok(), "the reply we accepted writes back readable");
   return 0;

@@ -140,14 +140,14 @@ TEST(Preflight, TheNodeChecksJudgeTheNodeWhenAsked) {
   r.unix_time_ms = 1'717'000'000'000;
   PreflightExpectations e;
   e.nproc_per_node = 8;
-  EXPECT_TRUE(JudgePreflight("gpu01", r, r.unix_time_ms, e).empty());
+  EXPECT_TRUE(JudgePreflight("gpu01", r, {r.unix_time_ms, r.unix_time_ms}, e).empty());
   e.audit = true;
-  EXPECT_EQ(JudgePreflight("gpu01", r, r.unix_time_ms, e),
+  EXPECT_EQ(JudgePreflight("gpu01", r, {r.unix_time_ms, r.unix_time_ms}, e),
             std::vector<std::string>{"did not run the node checks (an older topolaunch agent?)"});
   r.audit_errors = std::vector<std::string>{};
-  EXPECT_TRUE(JudgePreflight("gpu01", r, r.unix_time_ms, e).empty());
+  EXPECT_TRUE(JudgePreflight("gpu01", r, {r.unix_time_ms, r.unix_time_ms}, e).empty());
   r.audit_errors = std::vector<std::string>{"port_state: mlx5_2 port 1 is Init", "numa_memory: NUMA node 1 has CPUs but no memory"};
-  EXPECT_EQ(JudgePreflight("gpu01", r, r.unix_time_ms, e),
+  EXPECT_EQ(JudgePreflight("gpu01", r, {r.unix_time_ms, r.unix_time_ms}, e),
             (std::vector<std::string>{"audit: port_state: mlx5_2 port 1 is Init",
                                       "audit: numa_memory: NUMA node 1 has CPUs but no memory"}));
   // A hostile reply cannot make the list grow without bound.
@@ -282,7 +282,7 @@ void PrintTo(const JudgeCase& c, std::ostream* os) { *os << c.name; }
 class JudgePreflightTest : public ::testing::TestWithParam<JudgeCase> {};
 
 TEST_P(JudgePreflightTest, OneSentencePerProblem) {
-  EXPECT_EQ(JudgePreflight(GetParam().host, GetParam().reply, kNow, GetParam().expect), GetParam().problems);
+  EXPECT_EQ(JudgePreflight(GetParam().host, GetParam().reply, {kNow, kNow}, GetParam().expect), GetParam().problems);
 }
 
 JudgeCase With(std::string name, std::string host, std::vector<std::string> problems,
@@ -357,6 +357,21 @@ INSTANTIATE_TEST_SUITE_P(
                r.unix_time_ms = kNow - 10'000;
              })),
     [](const ::testing::TestParamInfo<JudgeCase>& info) { return info.param.name; });
+
+// The clock is judged against the time between request and reply: a reply
+// that took long on the way (a busy login node at 256 nodes) is no skew.
+TEST(Preflight, ASlowReplyIsNoClockSkew) {
+  PreflightReply r = FitReply();
+  PreflightExpectations e;
+  e.nproc_per_node = 8;
+  r.unix_time_ms = kNow;
+  EXPECT_TRUE(JudgePreflight("n", r, {kNow - 20'000, kNow + 30'000}, e).empty());
+  EXPECT_EQ(JudgePreflight("n", r, {kNow + 1'500, kNow + 30'000}, e),
+            std::vector<std::string>{"clock 1.5 s behind this machine"});
+  EXPECT_EQ(JudgePreflight("n", r, {kNow - 30'000, kNow - 3'200}, e),
+            std::vector<std::string>{"clock 3.2 s ahead of this machine"});
+  EXPECT_TRUE(JudgePreflight("n", r, {kNow + 1'000, kNow + 9'000}, e).empty());  // at the limit
+}
 
 // `node1,10.0.0.1`: one machine under two names would get two torchruns.
 TEST(Preflight, TheSameMachineUnderTwoNamesIsRefused) {

@@ -74,6 +74,7 @@ TEST(RunSessionTest, PreflightTakesTheReplyOutOfTheOutput) {
   ASSERT_EQ(preflight.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(preflight[i].reply) << preflight[i].failure;
+    EXPECT_EQ(preflight[i].sent_ms, kNow + 5);
     EXPECT_EQ(preflight[i].received_ms, kNow + 5);
   }
   EXPECT_EQ(preflight[1].reply->hostname, "b");

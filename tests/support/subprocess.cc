@@ -134,6 +134,8 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
   Decode(status, result.exit_code, result.term_signal);
   result.max_rss_kb = usage.ru_maxrss;
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  result.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   // Whatever the child left running in its group goes too.
   kill(-pid, SIGKILL);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -38,6 +38,8 @@ struct ProcessResult {
   std::string err;
   double seconds = 0;     ///< wall time from start to end
   long max_rss_kb = 0;    ///< the child's peak resident set (wait4's ru_maxrss)
+  /// CPU (user + system) of the child and the descendants it waited for.
+  double cpu_seconds = 0;
   /// One line for test failure messages: status, then stderr's tail.
   std::string Describe() const;
 };
