@@ -327,7 +327,9 @@ std::vector<std::vector<std::string>> JudgeNodes(const RunFlags& flags, const Jo
   std::vector<std::vector<std::string>> problems(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!preflight[i].failure.empty()) problems[i].push_back(preflight[i].failure);
-    else problems[i] = JudgePreflight(nodes[i].host, *preflight[i].reply, {preflight[i].sent_ms, preflight[i].received_ms}, expect);
+    else
+      problems[i] =
+          JudgePreflight(nodes[i].host, *preflight[i].reply, {preflight[i].sent_ms, preflight[i].received_ms}, expect);
   }
   std::vector<std::string> hosts;
   std::vector<const PreflightReply*> replies;
