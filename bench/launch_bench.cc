@@ -81,18 +81,6 @@ int64_t NowUnixMs() {
       .count();
 }
 
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 // `n` distinct free ports: each probe stays bound until all are chosen.
 std::vector<int> FreeLoopbackPorts(int n) {
   std::vector<int> fds, ports;
@@ -110,6 +98,8 @@ std::vector<int> FreeLoopbackPorts(int n) {
   for (int fd : fds) close(fd);
   return ports;
 }
+
+int FreeLoopbackPort() { return FreeLoopbackPorts(1).front(); }
 
 ProcessSpec Spec(std::vector<std::string> argv) {
   ProcessSpec spec;
