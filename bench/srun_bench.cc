@@ -5,8 +5,9 @@
 // times, in an order that rotates from run to run:
 //   srun true      `srun -N3 -n3 true`: Slurm's own floor for a step on every node;
 //   run srun       `topolaunch run --launcher srun --dry-run`: every node's agent
-//                  started as a step, its preflight answered, the plan, the dry-run
-//                  print, the steps stopped (a run that succeeds: exit 0);
+//                  started as a task of one step and connected back, its preflight
+//                  answered, the plan, the dry-run print, the step stopped (a run
+//                  that succeeds: exit 0);
 //   run ssh        the same with `--launcher ssh` to the same nodes.
 // The ratios are to `srun true` and between the two launchers.
 //

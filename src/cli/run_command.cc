@@ -19,21 +19,22 @@ Examples:
   topolaunch run --hostfile hosts --topology topology.json --nproc-per-node 8 --dry-run train.py
   topolaunch run --hosts 'node[1-4]' --nproc-per-node 2 --no-gpus \
       --torchrun '/usr/bin/torchrun --redirects 9:0 --tee 9:0' --env HF_TOKEN train.py
-  sbatch -N 16 --wrap 'topolaunch run train.py'          # srun: each node's agent a step of the job
+  sbatch -N 16 --wrap 'topolaunch run train.py'          # srun: every node's agent in one step of the job
   salloc -N 4 topolaunch run --launcher ssh train.py     # the allocation's nodes, over SSH
 
 Launcher (--launcher auto): srun inside a Slurm allocation (SLURM_JOB_ID set, srun on PATH),
-ssh with --hosts/--hostfile outside one, else this machine alone. Under srun each node's
-agent is a one-task step of the job (srun --nodes=1 --nodelist=HOST --overlap), so
-accounting, cgroups, scancel and the time limit reach every worker; its launch message
-travels over the step's stdin, never a command line. The first note says what was chosen.
+ssh with --hosts/--hostfile outside one, else this machine alone. Under srun every node's
+agent is one task of a single step of the job (srun --nodes=N --nodelist=HOSTS --overlap), so
+accounting, cgroups, scancel and the time limit reach every worker; the agents connect back to
+`run` over TCP with a one-time token from the step's stdin, and each node's launch message
+travels on its own connection, never a command line. The first note says what was chosen.
 
 Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
 numactl, GPU count, the master port free on the first node, clocks within 1 s, the
 working folder and the script in it); one bad node and nothing starts anywhere. Each node then runs
   TORCHRUN --nnodes=N --nproc_per_node=K --node_rank=R --master_addr=A --master_port=P
            --rdzv_backend=static --no_python topolaunch bind -- PYTHON SCRIPT ARGS...
-with its NCCL settings and forwarded variables sent over the SSH channel or srun's stdin (never on a
+with its NCCL settings and forwarded variables sent over the SSH channel or the agent's connection (never on a
 command line). Each rank's stdout and stderr reach its node's agent on their own
 connection, so lines arrive whole, each labelled like srun --label: `node1[0] 3: text`
 is rank 3 on node rank 0, `node1[0]: text` is torchrun's own. A line longer than

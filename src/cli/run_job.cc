@@ -231,9 +231,11 @@ Result<Job> PrepareJob(const RunFlags& flags, const std::vector<std::string>& sc
   return job;
 }
 
-std::unique_ptr<Executor> MakeExecutor(const Job& job, const std::optional<SshOptions>& ssh) {
+// Under srun each agent has the preflight's time to connect back.
+std::unique_ptr<Executor> MakeExecutor(const Job& job, const std::optional<SshOptions>& ssh, milliseconds connect_timeout) {
   if (ssh) return std::make_unique<SshExecutor>(*ssh);
-  if (job.launcher.kind == LauncherKind::kSrun) return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>());
+  if (job.launcher.kind == LauncherKind::kSrun)
+    return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout);
   return std::make_unique<LocalExecutor>();
 }
 
@@ -535,7 +537,7 @@ PassResult RunJobPass(const RunFlags& flags, const std::vector<std::string>& scr
   options.heartbeat = job.spec.heartbeat;
   options.now_ms = NowUnixMs;
 
-  std::unique_ptr<Executor> executor = MakeExecutor(job, ssh);
+  std::unique_ptr<Executor> executor = MakeExecutor(job, ssh, options.preflight_timeout);
   Result<RunOutput> output = OpenRunOutput(flags, nodes);
   if (!output.ok()) return done(ReportError(output.error()));
   if (!flags.log_dir.empty())

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "launch/agent_connect.h"
+#include "launch/connect_back.h"
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
 #include "launch/preflight.h"
@@ -34,6 +37,8 @@ using std::chrono::milliseconds;
 // launch message: a login node that vanished in between (a network cut
 // closes nothing) must not leave agents waiting forever.
 constexpr milliseconds kLaunchMessageWait{10 * 60 * 1000};
+// How long each of `run`'s addresses gets to answer a connecting agent.
+constexpr milliseconds kConnectEach{10'000};
 
 // One line, read a byte at a time so that nothing after it is consumed
 // (the rest of stdin is watched for EOF); nullopt at the end of input
@@ -89,8 +94,7 @@ class AgentOutput {
  public:
   explicit AgentOutput(const AgentStreams& streams) : streams_(streams) {}
   void Line(OutputStream stream, std::string_view text) {
-    std::string line(text);
-    line += '\n';
+    std::string line = streams_.framed ? FormatOutputFrame(stream, text) : std::string(text) + '\n';
     std::lock_guard lock(mutex_);
     WriteAll(stream == OutputStream::kStdout ? streams_.out : streams_.err, line);
   }
@@ -120,15 +124,15 @@ int StatusOf(const ExitInfo& info) {
   return 255;
 }
 
-}  // namespace
-
-Result<int> RunAgent(const AgentStreams& streams) {
-  std::optional<std::string> line = ReadLine(streams.in);
+// The agent's conversation from its first line on.
+Result<int> RunAgentSession(const AgentStreams& streams, std::optional<std::string> line) {
   if (!line) return NoLaunchMessage();
   if (IsPreflightRequest(*line)) {
     Result<PreflightRequest> preflight = ParsePreflightRequest(*line);
     if (!preflight.ok()) return preflight.take_error();
-    WriteAll(streams.out, FormatPreflightReply(GatherPreflight(*preflight)));
+    std::string reply = FormatPreflightReply(GatherPreflight(*preflight));
+    if (streams.framed) reply = FormatOutputFrame(OutputStream::kStdout, std::string_view(reply).substr(0, reply.size() - 1));
+    WriteAll(streams.out, reply);
     line = ReadLine(streams.in, kLaunchMessageWait);
     if (!line) return 0;  // `run` decided not to start (another node failed its preflight), or is gone
   }
@@ -193,6 +197,49 @@ Result<int> RunAgent(const AgentStreams& streams) {
   if (ranks) ranks->Drain(milliseconds(2000), rank_sink);
   if (signal_fd >= 0) close(signal_fd);
   return StatusOf(*ended);
+}
+
+std::string EnvOr(const char* name, std::string fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+
+std::string ThisHost() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The first line was a connect-back line (connect_back.h): the conversation
+// goes on over the connection to `run`, in frames, and ends with the exit
+// frame; on error, the error's lines come first.
+Result<int> RunConnectedAgent(std::string_view line) {
+  std::optional<ConnectBack> where = ParseConnectBack(line);
+  if (!where) return Error(ErrorCode::kBadInput, "stdin", "a connect-back line that is not well formed");
+  signal(SIGPIPE, SIG_IGN);  // `run` may be gone: writes then fail instead of ending the agent
+  int task = std::atoi(EnvOr("SLURM_PROCID", "0").c_str());
+  ConnectHello hello{where->token, task, EnvOr("SLURMD_NODENAME", ThisHost())};
+  Result<int> connected = ConnectToRun(*where, hello, kConnectEach);
+  if (!connected.ok()) return connected.take_error();
+  int fd = *connected;
+  AgentStreams framed{fd, fd, fd, true};
+  Result<int> status = RunAgentSession(framed, ReadLine(fd));
+  int code = status.ok() ? *status : ExitStatusFor(status.error().code);
+  if (!status.ok())
+    for (const Problem& p : status.error().problems)
+      WriteAll(fd, FormatOutputFrame(OutputStream::kStderr, fmt::format("topolaunch agent: error: {}{}{}", p.where,
+                                                                         p.where.empty() ? "" : ": ", p.what)));
+  WriteAll(fd, FormatExitFrame(code));
+  close(fd);
+  return code;
+}
+
+}  // namespace
+
+Result<int> RunAgent(const AgentStreams& streams) {
+  std::optional<std::string> line = ReadLine(streams.in);
+  if (line && !streams.framed && IsConnectBack(*line)) return RunConnectedAgent(*line);
+  return RunAgentSession(streams, std::move(line));
 }
 
 }  // namespace topolaunch

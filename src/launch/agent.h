@@ -1,7 +1,9 @@
 // `topolaunch agent`: the per-node supervisor started over SSH.
 //
 // Its first line on stdin is either a preflight request (preflight.h) or
-// the launch message (launch_message.h). A preflight is answered on stdout
+// the launch message (launch_message.h), or, when srun started it as one
+// task of a step for all nodes, where to connect back to `run`
+// (connect_back.h): the same conversation then runs over that connection. A preflight is answered on stdout
 // (one "@topolaunch-preflight {...}" line) and followed by the launch
 // message, or by EOF: then nothing starts and the agent exits 0. With the
 // launch message in hand it becomes a child subreaper, starts the command
@@ -30,6 +32,9 @@ struct AgentStreams {
   int in = 0;
   int out = 1;
   int err = 2;
+  /// Output lines go out as connect_back.h's frames (one connection to
+  /// `run` carries both streams).
+  bool framed = false;
 };
 
 /// Runs the agent to the end. Returns the exit status to use (0 when a

@@ -1,52 +1,69 @@
-// SrunExecutor: starts each request as a one-task step of the Slurm job
-// this process runs in, on the request's host, through another Executor
-// that runs `srun` here (LocalExecutor in the binary, a fake in tests).
+// SrunExecutor: starts every request as one task of a single step of the
+// Slurm job this process runs in, one task per host, through another
+// Executor that runs `srun` here (LocalExecutor in the binary, a fake in
+// tests).
 //
-// One srun per node, not one srun for all nodes: each node's agent needs a
-// stdin of its own (its launch message holds that node's settings and the
-// forwarded secrets, and reaches only that node), and an exit status and a
-// stop of its own. srun carries the step's stdin to the task over Slurm's
-// own authenticated I/O connection, so nothing secret is on a command line
-// or in a file. The task is in the job: accounting, cgroups, scancel and
-// the time limit reach the agent and every worker it starts.
+// One step for all nodes, so step creation fans out through slurmd's tree
+// and the batch node runs one srun, not one per node. srun gives every task
+// the same stdin, so each node's own stdin (its launch message, with the
+// forwarded secrets) cannot travel there: the step's stdin carries one
+// connect-back line (connect_back.h) and each agent connects back to this
+// process over TCP, proving the one-time token; its conversation then runs
+// over that connection (connect_back_hub.h). The token travels as the
+// launch messages did before, over Slurm's own I/O connection; nothing
+// secret is on a command line or in a file. The task is in the job:
+// accounting, cgroups, scancel and the time limit reach the agent and every
+// worker it starts.
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "launch/command.h"
 #include "launch/executor.h"
 
 namespace topolaunch {
 
-/// `srun --nodes=1 --ntasks=1 --ntasks-per-node=1 --nodelist=HOST --overlap
-/// --kill-on-bad-exit=1 --unbuffered --quiet [--chdir=CWD] -- ARGV...`, the
-/// inner command's environment set on srun (which exports it to the task).
-/// Explicit counts win over SLURM_NTASKS and the like inherited from sbatch;
-/// --overlap lets the step share the node with the job's other steps (a
-/// step takes all of a node's CPUs and GPUs by default, which the workers
-/// need); -u passes the agent's lines on as they are written.
-Command SrunStepCommand(const std::string& srun, const std::string& host, const Command& inner);
+/// `srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=HOSTS --overlap
+/// --kill-on-bad-exit=1 --unbuffered --label --quiet [--chdir=CWD] --
+/// ARGV...`, the inner command's environment set on srun (which exports it
+/// to the tasks). Explicit counts win over SLURM_NTASKS and the like
+/// inherited from sbatch; --overlap lets the step share the nodes with the
+/// job's other steps (a step takes all of a node's CPUs and GPUs by default,
+/// which the workers need); --label marks what an agent writes to srun's
+/// own output (only before it connected back) with its task id.
+Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner);
 
 class SrunExecutor : public Executor {
  public:
-  /// How long srun gets to cancel its step after SIGTERM before SIGKILL
-  /// (a killed srun can leave the step's task running until its agent's
-  /// heartbeat runs out).
+  /// After srun ended (killed, or the job cancelled), a node still
+  /// connected this long counts as lost.
+  static constexpr std::chrono::milliseconds kLostAfterStep{3000};
+  /// How long srun gets to end by itself once every connection is closed,
+  /// and then to cancel its step after SIGTERM before SIGKILL.
   static constexpr std::chrono::milliseconds kCancelGrace{5000};
 
-  /// `srun` is the path of srun; `base` runs it on this machine.
-  SrunExecutor(std::string srun, std::unique_ptr<Executor> base) : srun_(std::move(srun)), base_(std::move(base)) {}
-  /// Each request's command runs under SrunStepCommand on its host. Stop on
-  /// a started step closes its stdin first (the agent stops its workers
-  /// with their grace), then after `grace` stops srun, which cancels the
-  /// step.
+  /// `srun` is the path of srun; `base` runs it on this machine; each
+  /// agent has `connect_timeout` from the start to connect back.
+  SrunExecutor(std::string srun, std::unique_ptr<Executor> base,
+               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60))
+      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout) {}
+  /// Every request must run the same command (the agent); what differs per
+  /// host is its stdin_data. Returns once every agent connected back, srun
+  /// ended, or the connect timeout passed; a host whose agent did not
+  /// connect gets an error naming it (with srun's own lines when srun
+  /// ended). Stop on a node closes its connection's input first (the agent
+  /// stops its workers with their grace), then, after `grace`, the
+  /// connection; once every node's command is gone, srun is stopped if it
+  /// still runs (SIGTERM cancels the step).
   std::vector<StartResult> StartAll(std::span<const LaunchRequest> requests, OutputSink sink) override;
 
  private:
   std::string srun_;
   std::unique_ptr<Executor> base_;
+  std::chrono::milliseconds connect_timeout_;
 };
 
 }  // namespace topolaunch

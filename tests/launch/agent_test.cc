@@ -12,11 +12,15 @@
 #include <random>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "launch/connect_back.h"
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
 #include "launch/preflight.h"
@@ -122,6 +126,65 @@ TEST(Agent, RefusesABadMessage) {
   EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 2});
   ASSERT_EQ(lines.err.size(), 1u);
   EXPECT_EQ(lines.err[0], "topolaunch: error: launch message: $.argv: empty: nothing to run");
+}
+
+// A TCP port of the loopback, kept bound: connections are refused, or,
+// with `listen_too`, wait for the test to accept them (a program that is
+// not `run`).
+struct FakeRun {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int port = 0;
+  explicit FakeRun(bool listen_too) {
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any);
+    socklen_t size = sizeof any;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&any), &size);
+    port = ntohs(any.sin_port);
+    if (listen_too) listen(fd, 4);
+  }
+  ~FakeRun() { close(fd); }
+};
+
+const std::string kToken = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
+
+TEST(Agent, ConnectingBackNamesEveryAddressItTried) {
+  FakeRun nothing(false);  // bound, not listening: connections are refused
+  LocalExecutor executor;
+  Lines lines;
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({nothing.port, kToken, {"127.0.0.1"}})};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok());
+  std::optional<ExitInfo> exit = (*started[0])->Wait(30s);
+  ASSERT_TRUE(exit);
+  EXPECT_NE(exit->exit_code, 0);
+  ASSERT_EQ(lines.err.size(), 1u);
+  EXPECT_NE(lines.err[0].find(fmt::format("cannot reach `run` on the login node (127.0.0.1 port {}: ", nothing.port)),
+            std::string::npos) << lines.err[0];
+}
+
+TEST(Agent, GivesNoHelloToAProgramThatIsNotRun) {
+  FakeRun other(true);
+  LocalExecutor executor;
+  Lines lines;
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({other.port, kToken, {"127.0.0.1"}})};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
+  ASSERT_TRUE(started[0].ok());
+  int peer = accept4(other.fd, nullptr, nullptr, SOCK_CLOEXEC);
+  ASSERT_GE(peer, 0);
+  std::string wrong = kToken;
+  wrong[0] = 'f';
+  std::string greeting = FormatRunGreeting(wrong);
+  ASSERT_EQ(write(peer, greeting.data(), greeting.size()), static_cast<ssize_t>(greeting.size()));
+  std::optional<ExitInfo> exit = (*started[0])->Wait(30s);
+  ASSERT_TRUE(exit);
+  EXPECT_NE(exit->exit_code, 0);
+  char got[256];
+  EXPECT_EQ(read(peer, got, sizeof got), 0) << "the agent said something to a stranger";
+  close(peer);
+  ASSERT_EQ(lines.err.size(), 1u);
+  EXPECT_NE(lines.err[0].find("not this job's `run`"), std::string::npos) << lines.err[0];
 }
 
 // Heartbeats keep the tree; when they stop (the login node cut off, which
