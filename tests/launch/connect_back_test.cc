@@ -74,11 +74,14 @@ TEST(ConnectBack, SameTokenComparesWholeStrings) {
 }
 
 TEST(ConnectBack, FramesCarryEveryLineAndTheStatusLast) {
-  AgentFrame out = ParseAgentFrame(WithoutNewline(FormatOutputFrame(OutputStream::kStdout, "x 0")));
+  // a frame's text views the line it was parsed from: the lines outlive the frames
+  std::string out_line = WithoutNewline(FormatOutputFrame(OutputStream::kStdout, "x 0"));
+  AgentFrame out = ParseAgentFrame(out_line);
   EXPECT_EQ(out.kind, AgentFrame::Kind::kOutput);
   EXPECT_EQ(out.stream, OutputStream::kStdout);
   EXPECT_EQ(out.text, "x 0");  // a worker printing a status line stays a line
-  AgentFrame err = ParseAgentFrame(WithoutNewline(FormatOutputFrame(OutputStream::kStderr, "")));
+  std::string err_line = WithoutNewline(FormatOutputFrame(OutputStream::kStderr, ""));
+  AgentFrame err = ParseAgentFrame(err_line);
   EXPECT_EQ(err.kind, AgentFrame::Kind::kOutput);
   EXPECT_EQ(err.stream, OutputStream::kStderr);
   EXPECT_EQ(err.text, "");
