@@ -10,38 +10,118 @@
 
 namespace topolaunch {
 
-Status WriteFileAtomically(const std::string& path, std::string_view contents) {
-  auto fail = [&](const char* what, int err) {
-    return Error(ErrorCode::kUnavailable, path, std::string(what) + ": " + std::strerror(err));
-  };
-  std::string tmp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) return fail("cannot create a temporary file beside it", errno);
+namespace {
+
+Error Failed(const std::string& path, const char* what, int err) {
+  return Error(ErrorCode::kUnavailable, path, std::string(what) + ": " + std::strerror(err));
+}
+
+// The errno of a failed write, 0 when all of `bytes` went out.
+int WriteAll(int fd, std::string_view bytes) {
   size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return fail("cannot write", err);
-    }
+    if (n < 0) return errno;
     done += static_cast<size_t>(n);
   }
+  return 0;
+}
+
+// A temporary file beside `path` (mkstemp: a fresh name, 0600).
+Result<int> CreateTemp(const std::string& path, std::string& temp) {
+  temp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(temp.data());
+  if (fd < 0) return Failed(path, "cannot create a temporary file beside it", errno);
+  return fd;
+}
+
+// Flushes, closes and renames the written temporary file over `path`; on
+// failure removes it. Closes `fd` in every case.
+Status Publish(const std::string& path, const std::string& temp, int fd) {
   // mkstemp creates 0600; output files are ordinary data files.
   fchmod(fd, 0644);
   if (fsync(fd) != 0 || close(fd) != 0) {
     int err = errno;
-    unlink(tmp.c_str());
-    return fail("cannot flush", err);
+    unlink(temp.c_str());
+    return Failed(path, "cannot flush", err);
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
+  if (rename(temp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    unlink(tmp.c_str());
-    return fail("cannot rename the temporary file over it", err);
+    unlink(temp.c_str());
+    return Failed(path, "cannot rename the temporary file over it", err);
   }
   return Ok{};
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  std::string temp;
+  Result<int> fd = CreateTemp(path, temp);
+  if (!fd.ok()) return fd.take_error();
+  if (int err = WriteAll(*fd, contents)) {
+    close(*fd);
+    unlink(temp.c_str());
+    return Failed(path, "cannot write", err);
+  }
+  return Publish(path, temp, *fd);
+}
+
+Result<std::unique_ptr<AtomicFileStream>> AtomicFileStream::Open(const std::string& path) {
+  std::string temp;
+  Result<int> fd = CreateTemp(path, temp);
+  if (!fd.ok()) return fd.take_error();
+  return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(path, std::move(temp), *fd));
+}
+
+AtomicFileStream::AtomicFileStream(std::string path, std::string temp, int fd)
+    : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), writer_([this] { WritePieces(); }) {}
+
+AtomicFileStream::~AtomicFileStream() {
+  Finish();
+  if (!committed_) {
+    close(fd_);
+    unlink(temp_.c_str());
+  }
+}
+
+void AtomicFileStream::Append(std::string piece) {
+  std::lock_guard lock(mutex_);
+  pieces_.push_back(std::move(piece));
+  changed_.notify_one();
+}
+
+void AtomicFileStream::WritePieces() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return closing_ || !pieces_.empty(); });
+    if (pieces_.empty()) return;  // closing, and nothing left
+    std::string piece = std::move(pieces_.front());
+    pieces_.pop_front();
+    if (error_) continue;  // after a failed write the rest is dropped
+    lock.unlock();
+    int err = WriteAll(fd_, piece);
+    lock.lock();
+    if (err) error_ = err;
+  }
+}
+
+void AtomicFileStream::Finish() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    changed_.notify_one();
+  }
+  if (writer_.joinable()) writer_.join();
+}
+
+Status AtomicFileStream::Commit() {
+  Finish();
+  if (committed_) return Error(ErrorCode::kUnavailable, path_, "committed twice");
+  if (error_) return Failed(path_, "cannot write", error_);
+  committed_ = true;  // Publish closes the file and cleans up after itself
+  return Publish(path_, temp_, fd_);
 }
 
 }  // namespace topolaunch

@@ -1,8 +1,13 @@
 // Writing output files so that readers never see half of one.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "topolaunch/result.h"
 
@@ -12,5 +17,44 @@ namespace topolaunch {
 /// it over `path`. On any error the temporary file is removed and `path` is
 /// untouched; the error (kUnavailable) names `path` and the OS reason.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+
+/// The same, for a document made in pieces: each piece is written by a
+/// thread of the stream's own while the caller makes the next, and `path`
+/// appears, whole, only on Commit. Destroyed without a successful Commit (an
+/// error, an early return) it removes its temporary file and leaves `path`
+/// as it was.
+///
+///   auto stream = AtomicFileStream::Open("topology.json");
+///   stream->Append(piece); ...
+///   Status done = stream->Commit();
+class AtomicFileStream {
+ public:
+  static Result<std::unique_ptr<AtomicFileStream>> Open(const std::string& path);
+  ~AtomicFileStream();
+  AtomicFileStream(const AtomicFileStream&) = delete;
+  AtomicFileStream& operator=(const AtomicFileStream&) = delete;
+
+  /// Queues a piece; a write error is kept and reported by Commit.
+  void Append(std::string piece);
+  /// Waits for every piece, fsyncs, renames over the path. Once only.
+  Status Commit();
+
+ private:
+  AtomicFileStream(std::string path, std::string temp, int fd);
+  void WritePieces();
+  // Ends the writer thread after the pieces queued so far.
+  void Finish();
+
+  std::string path_;
+  std::string temp_;
+  int fd_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> pieces_;
+  bool closing_ = false;
+  int error_ = 0;  // errno of the first failed write
+  bool committed_ = false;
+  std::thread writer_;
+};
 
 }  // namespace topolaunch

@@ -59,7 +59,17 @@ JsonWriter& JsonWriter::Close(char bracket) {
   filled_.pop_back();
   if (filled) Newline(filled_.size());
   out_ += bracket;
+  if (sink_ && out_.size() >= drain_bytes_) {
+    sink_(std::move(out_));
+    out_.clear();
+    out_.reserve(drain_bytes_ + drain_bytes_ / 4);
+  }
   return *this;
+}
+
+void JsonWriter::DrainEvery(size_t bytes, std::function<void(std::string)> sink) {
+  drain_bytes_ = bytes;
+  sink_ = std::move(sink);
 }
 
 JsonWriter& JsonWriter::Key(std::string_view name) {

@@ -16,6 +16,7 @@
 // every Begin closed); the writer does not check it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ class JsonWriter {
   /// Room for `bytes` of text, so a big document's string does not grow by
   /// copies (a page the text never reaches is never touched).
   void Reserve(size_t bytes) { out_.reserve(bytes); }
+  /// Hands the text written so far to `sink` each time it reaches `bytes`
+  /// (checked as a container closes), so a big document can go out in
+  /// pieces while the rest is written; Take() gives what is left at the end.
+  void DrainEvery(size_t bytes, std::function<void(std::string)> sink);
   /// The text so far (the whole document once every Begin is closed).
   std::string Take() { return std::move(out_); }
 
@@ -67,6 +72,8 @@ class JsonWriter {
 
   int indent_;
   std::string out_;
+  size_t drain_bytes_ = 0;
+  std::function<void(std::string)> sink_;
   // Per open container: whether it has had an element yet.
   std::vector<bool> filled_;
   bool after_key_ = false;

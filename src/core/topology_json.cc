@@ -182,11 +182,8 @@ void CheckReferences(JsonChecker& c, const Topology& t) {
     }
 }
 
-}  // namespace
-
-std::string FormatTopologyJson(const Topology& t) {
-  JsonWriter w(kIndent);
-  w.Reserve(4096 + 900 * t.hosts.size() + 250 * t.links.size());
+// The whole document but its final newline.
+void WriteDocument(JsonWriter& w, const Topology& t) {
   w.BeginObject();
   w.Key("schema").String(kTopologySchema);
   w.Key("generated").BeginObject();
@@ -223,9 +220,27 @@ std::string FormatTopologyJson(const Topology& t) {
   // scripts; readers recompute it and check that the two agree.
   w.Key("nvlink_domains").Dumped(DumpJsonText(NvlinkDomainsToJson(ComputeNvlinkDomains(t)), kIndent));
   w.EndObject();
+}
+
+}  // namespace
+
+std::string FormatTopologyJson(const Topology& t) {
+  JsonWriter w(kIndent);
+  w.Reserve(4096 + 900 * t.hosts.size() + 250 * t.links.size());
+  WriteDocument(w, t);
   std::string text = w.Take();
   text += '\n';
   return text;
+}
+
+void WriteTopologyJson(const Topology& t, size_t piece_bytes, const std::function<void(std::string)>& sink) {
+  JsonWriter w(kIndent);
+  w.Reserve(piece_bytes + piece_bytes / 4);
+  w.DrainEvery(piece_bytes, sink);
+  WriteDocument(w, t);
+  std::string rest = w.Take();
+  rest += '\n';
+  sink(std::move(rest));
 }
 
 Result<Topology> ParseTopologyJson(std::string_view text, std::string_view file_name) {

@@ -71,6 +71,27 @@ TEST(JsonWriter, OneLineFormIsNlohmannsByteForByte) {
   EXPECT_EQ(Written(doc, -1), DumpJsonText(doc, -1));
 }
 
+// Drained in small pieces, the document comes out whole and in order, each
+// piece cut where a container closed and none of them empty.
+TEST(JsonWriter, DrainsPiecesThatMakeTheWholeDocument) {
+  ojson doc = Sample();
+  for (size_t bytes : {1, 16, 100, 4096}) {
+    std::vector<std::string> pieces;
+    JsonWriter w(2);
+    w.DrainEvery(bytes, [&](std::string piece) { pieces.push_back(std::move(piece)); });
+    Walk(w, doc, 2);
+    std::string whole;
+    for (const std::string& piece : pieces) {
+      EXPECT_GE(piece.size(), bytes);
+      EXPECT_TRUE(piece.back() == '}' || piece.back() == ']') << piece;
+      whole += piece;
+    }
+    whole += w.Take();
+    EXPECT_EQ(whole, DumpJsonText(doc, 2)) << bytes << "-byte pieces";
+    if (bytes < 100) EXPECT_GT(pieces.size(), 5u);
+  }
+}
+
 TEST(JsonWriter, ScalarsAndEmptyContainersAtTheTop) {
   for (const char* text : {"[]", "{}", "null", "7", "\"s\"", "[[]]", "{\"a\":{}}"}) {
     ojson doc = ojson::parse(text);

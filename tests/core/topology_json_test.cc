@@ -67,6 +67,18 @@ TEST(TopologyJson, RoundTripsEveryField) {
   EXPECT_EQ(FormatTopologyJson(*back), text);  // byte-stable
 }
 
+TEST(TopologyJson, PiecesJoinToTheSameBytes) {
+  Topology t = Sample();
+  for (int i = 0; i < 50; ++i) t.hosts.push_back({"n" + std::to_string(i), t.hosts[0].hcas, t.hosts[0].layout});
+  std::string whole = FormatTopologyJson(t);
+  std::vector<std::string> pieces;
+  WriteTopologyJson(t, 1024, [&](std::string piece) { pieces.push_back(std::move(piece)); });
+  EXPECT_GT(pieces.size(), whole.size() / 2048);  // it did hand out pieces as it went
+  std::string joined;
+  for (const std::string& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, whole);
+}
+
 // The writer goes straight to text; what it writes must be what nlohmann
 // writes for the same document (the form every earlier topology.json has).
 TEST(TopologyJson, WritesNlohmannsOwnFormByteForByte) {
