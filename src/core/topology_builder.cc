@@ -127,26 +127,39 @@ std::map<Guid, int> ComputeSwitchLevels(const Fabric& fabric, const std::set<Gui
 
 std::vector<TopologyLink> CollectLinks(const Fabric& fabric,
                                        const std::unordered_map<Guid, const FabricNode*>& by_guid) {
-  std::map<std::pair<PortRef, PortRef>, TopologyLink> links;
+  // Every cabled port is one end of a link, seen from its side; sorted by
+  // the link, a cable's two ends are neighbours, in the order the nodes
+  // list them (a stable sort), and each run of equal keys is one link.
+  struct End {
+    std::pair<PortRef, PortRef> key;
+    bool here_first;
+    const FabricPort* port;
+  };
+  std::vector<End> ends;
   for (const FabricNode& node : fabric.nodes) {
     for (const FabricPort& port : node.ports) {
       if (!port.remote || !by_guid.contains(port.remote->node_guid)) continue;
       PortRef here{node.guid, port.number};
       PortRef there = *port.remote;
       bool here_first = here < there;
-      auto key = here_first ? std::pair{here, there} : std::pair{there, here};
-      TopologyLink& link = links[key];
-      link.from = key.first;
-      link.to = key.second;
-      // The smaller end's view wins; the other end fills what it left empty.
-      if (here_first || link.width.empty()) link.width = port.width;
-      if (here_first || link.speed.empty()) link.speed = port.speed;
-      if (here_first || link.state.empty()) link.state = port.state;
+      ends.push_back({here_first ? std::pair{here, there} : std::pair{there, here}, here_first, &port});
     }
   }
+  std::stable_sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.key < b.key; });
   std::vector<TopologyLink> out;
-  out.reserve(links.size());
-  for (auto& [key, link] : links) out.push_back(std::move(link));
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (i == 0 || ends[i].key != ends[i - 1].key) {
+      out.emplace_back();
+      out.back().from = ends[i].key.first;
+      out.back().to = ends[i].key.second;
+    }
+    TopologyLink& link = out.back();
+    const End& end = ends[i];
+    // The smaller end's view wins; the other end fills what it left empty.
+    if (end.here_first || link.width.empty()) link.width = end.port->width;
+    if (end.here_first || link.speed.empty()) link.speed = end.port->speed;
+    if (end.here_first || link.state.empty()) link.state = end.port->state;
+  }
   return out;
 }
 
@@ -183,6 +196,7 @@ Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Genera
     }
     for (const FabricPort& port : node.ports) host.hcas.push_back(MakeAttachment(node, &port, port.number, fabric));
   }
+  topo.hosts.reserve(hosts.size() + 1);  // + 1: room for this machine's layout (AttachLayout)
   for (auto& [name, host] : hosts) {
     std::sort(host.hcas.begin(), host.hcas.end(),
               [](const HcaAttachment& a, const HcaAttachment& b) { return std::pair(a.guid, a.port) < std::pair(b.guid, b.port); });
