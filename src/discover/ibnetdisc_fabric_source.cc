@@ -40,6 +40,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "discover/heap_warmup.h"
 #include "discover/ib_link_names.h"
 
 namespace topolaunch {
@@ -146,6 +147,7 @@ FabricNode ConvertNode(ibnd_node_t* node) {
   out.system_guid = mad_get_field64(node->info, 0, IB_NODE_SYSTEM_GUID_F);
   out.description = CleanDescription(node->nodedesc);
   out.num_ports = node->numports;
+  out.ports.reserve(static_cast<size_t>(node->numports));
   // Port 0 of a switch is its management port, not a cable end: left out,
   // as in ibnetdiscover's dump.
   for (int p = 1; p <= node->numports; ++p)
@@ -156,6 +158,9 @@ FabricNode ConvertNode(ibnd_node_t* node) {
 Fabric ConvertFabric(ibnd_fabric_t* fabric, std::string source) {
   Fabric out;
   out.source = std::move(source);
+  size_t count = 0;
+  for (ibnd_node_t* node = fabric->nodes; node; node = node->next) ++count;
+  out.nodes.reserve(count);
   for (ibnd_node_t* node = fabric->nodes; node; node = node->next) out.nodes.push_back(ConvertNode(node));
   // Discovery order depends on the starting port; GUID order does not.
   std::sort(out.nodes.begin(), out.nodes.end(), [](const FabricNode& a, const FabricNode& b) { return a.guid < b.guid; });
@@ -216,8 +221,9 @@ std::vector<std::string> ListCas() {
   return names;
 }
 
-// Runs on the helper thread; touches only its own copies.
-Result<Fabric> Walk(const LiveFabricOptions& o) {
+// Runs on the helper thread; touches only its own copies. The fabric comes
+// back raw: the caller converts it on its own thread, on the heap it warmed.
+Result<FabricPtr> Walk(const LiveFabricOptions& o) {
   std::vector<std::string> cas = ListCas();
   if (cas.empty())
     return Error(ErrorCode::kUnavailable, PortName(o),
@@ -237,31 +243,41 @@ Result<Fabric> Walk(const LiveFabricOptions& o) {
     return Error(ErrorCode::kUnavailable, PortName(o),
                  "libibnetdisc could not walk the fabric (its reason is on stderr above; "
                  "is the port up and is this user allowed to open /dev/infiniband/umad*?)");
-  return ConvertFabric(fabric.get(), "live");
+  return fabric;
 }
 
 struct WalkHandoff {
   std::mutex mutex;
   std::condition_variable done;
-  std::optional<Result<Fabric>> result;
+  std::optional<Result<FabricPtr>> result;
 };
 
 }  // namespace
+
+IbnetdiscFabricSource::~IbnetdiscFabricSource() {
+  if (releasing_.joinable()) releasing_.join();
+}
 
 Result<Fabric> IbnetdiscFabricSource::LoadFabric() {
   if (std::optional<std::string> problem = CheckSimulator())
     return Error(ErrorCode::kUnavailable, PortName(options_), *problem);
   auto handoff = std::make_shared<WalkHandoff>();
   std::thread([handoff, options = options_] {
-    Result<Fabric> result = Walk(options);
+    Result<FabricPtr> result = Walk(options);
     std::lock_guard lock(handoff->mutex);
     handoff->result.emplace(std::move(result));
     handoff->done.notify_all();
   }).detach();  // see the file comment: the walk cannot be cancelled
 
+  // While the walk waits on round trips, this thread faults in the heap that
+  // converting and writing the fabric will need (heap_warmup.h), checking
+  // every 10 ms how far the walk's own heap has grown.
   using Clock = std::chrono::steady_clock;
+  constexpr auto kPoll = std::chrono::milliseconds(10);
+  HeapWarmup warmup;
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline = start + options_.timeout;
+  Clock::time_point next_alive = start + std::chrono::seconds(1);
   std::unique_lock lock(handoff->mutex);
   while (!handoff->result) {
     Clock::time_point now = Clock::now();
@@ -269,16 +285,29 @@ Result<Fabric> IbnetdiscFabricSource::LoadFabric() {
       return Error(ErrorCode::kTimeout, PortName(options_),
                    fmt::format("the fabric walk did not finish within {} ms (a large fabric may need a longer "
                                "timeout)", options_.timeout.count()));
-    handoff->done.wait_until(lock, std::min(deadline, now + std::chrono::seconds(1)));
-    if (!handoff->result && options_.still_walking && Clock::now() < deadline) {
-      auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-      lock.unlock();
-      options_.still_walking(elapsed);
-      lock.lock();
+    if (now >= next_alive) {
+      next_alive += std::chrono::seconds(1);
+      if (options_.still_walking) {
+        lock.unlock();
+        options_.still_walking(std::chrono::duration_cast<std::chrono::milliseconds>(now - start));
+        lock.lock();
+        continue;
+      }
     }
+    lock.unlock();
+    bool grew = warmup.Step();
+    lock.lock();
+    if (!grew) handoff->done.wait_until(lock, std::min({deadline, next_alive, Clock::now() + kPoll}));
   }
-  Result<Fabric> result = std::move(*handoff->result);
-  if (result.ok() && options_.progress) options_.progress(static_cast<int>(result->nodes.size()));
+  Result<FabricPtr> walked = std::move(*handoff->result);
+  lock.unlock();
+  warmup.Release();
+  if (!walked.ok()) return walked.take_error();
+  Result<Fabric> result = ConvertFabric(walked->get(), "live");
+  // Freeing libibnetdisc's nodes and ports takes a few ms: done beside
+  // whatever the caller does next, joined by the destructor.
+  releasing_ = std::thread([fabric = std::move(walked).value()]() mutable { fabric.reset(); });
+  if (options_.progress) options_.progress(static_cast<int>(result->nodes.size()));
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "topolaunch/sources.h"
 
@@ -44,6 +45,8 @@ struct LiveFabricOptions {
 class IbnetdiscFabricSource : public FabricSource {
  public:
   explicit IbnetdiscFabricSource(LiveFabricOptions options) : options_(std::move(options)) {}
+  /// Waits for libibnetdisc's fabric to be freed (started by LoadFabric).
+  ~IbnetdiscFabricSource() override;
   /// kUnavailable when there is no HCA/umad (or, under ibsim-run, ibsim is not
   /// running), kTimeout when the walk took longer than options.timeout.
   ///
@@ -54,10 +57,14 @@ class IbnetdiscFabricSource : public FabricSource {
   /// holding the lock that thread needs whenever a port is still open, and
   /// the process would hang at exit. Each walk abandoned under ibsim also
   /// keeps one of ibsim's 10 client slots until ibsim restarts.
+  ///
+  /// While it waits, it warms the heap for what follows (heap_warmup.h: this
+  /// changes malloc's settings for the rest of the process).
   Result<Fabric> LoadFabric() override;
 
  private:
   LiveFabricOptions options_;
+  std::thread releasing_;
 };
 
 /// Loads a libibnetdisc cache file with ibnd_load_fabric.

@@ -1,0 +1,70 @@
+#include "discover/heap_warmup.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+namespace topolaunch {
+
+namespace {
+
+// Writes one byte per page: the fallback where the kernel (< 5.14) lacks
+// MADV_POPULATE_WRITE. Slower (a fault per page) but still off the
+// critical path, on the waiting thread.
+void TouchPages(void* block, size_t bytes) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto* bytes_at = static_cast<volatile unsigned char*>(block);
+  for (size_t off = 0; off < bytes; off += page) bytes_at[off] = 0;
+}
+
+// MADV_POPULATE_WRITE wants page-aligned ranges: the pages wholly inside.
+void Populate(void* block, size_t bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(block) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(block) + bytes) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (end > begin && madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  TouchPages(block, bytes);
+}
+
+}  // namespace
+
+size_t HeapWarmup::PeakResidentBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<size_t>(usage.ru_maxrss) * 1024;
+}
+
+HeapWarmup::HeapWarmup() : resident_at_start_(PeakResidentBytes()) {
+  // The block list's storage is taken now, below the pool: grown as the
+  // pool grows it would sit between two blocks and split what Release frees.
+  blocks_.reserve(kCap / kStep);
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(kTrimThreshold));
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMmapThreshold));
+}
+
+bool HeapWarmup::Step() {
+  size_t grown = PeakResidentBytes() - resident_at_start_;
+  size_t others = grown > PoolBytes() ? grown - PoolBytes() : 0;
+  size_t target = std::min(kCap, static_cast<size_t>(static_cast<double>(others) * kRatio));
+  if (PoolBytes() + kStep > target) return false;
+  void* block = std::malloc(kStep);
+  if (!block) return false;
+  Populate(block, kStep);
+  blocks_.push_back(block);
+  return true;
+}
+
+void HeapWarmup::Release() {
+  // Newest first: each free merges into the top of the heap.
+  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) std::free(*it);
+  blocks_.clear();
+}
+
+}  // namespace topolaunch
