@@ -5,7 +5,9 @@
 //    against `ibnetdiscover`, alternating runs in the same simulator, wall
 //    time and peak RSS of each, and the ratio of medians; ours both with
 //    --no-layout and as the whole command (this machine's layout loaded
-//    while the fabric is walked).
+//    while the fabric is walked). With BASELINE (another build's
+//    topolaunch, e.g. the last release) that one runs in the same rounds
+//    too, and its topology.json must be byte for byte ours but the time.
 // 2. Parsing an ibnetdiscover dump of at least 4 MB in-process (parse, then
 //    parse + build + JSON), and the whole `discover --fabric FILE` command.
 // 3. SMPs in flight (--max-smps) on the same ibsim fabric. ibsim answers at
@@ -17,13 +19,14 @@
 //    (SMPs scaled by the fabric's ports) at round trips of 10, 30 and 100 us.
 //    Skipped without strace.
 //
-// Usage: discover_bench [RUNS]   (default 3)
+// Usage: discover_bench [RUNS [BASELINE]]   (RUNS default 3)
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -43,7 +46,19 @@ using topolaunch::bench::Median;
 
 namespace {
 
-int BenchLive(int runs) {
+// A topology.json's bytes, less its time of writing (generated.at).
+std::string ReadWithoutTimestamp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string bytes = text.str();
+  size_t at = bytes.find("\"at\": \"");
+  size_t end = at == std::string::npos ? at : bytes.find('"', at + 7);
+  if (end != std::string::npos) bytes.erase(at + 7, end - (at + 7));
+  return bytes;
+}
+
+int BenchLive(int runs, const std::string& baseline) {
   Result<bench::BenchFabric> bench_fabric = bench::StartBenchFatTree();
   if (!bench_fabric.ok()) {
     fmt::print(stderr, "ibsim did not start: {}\n", bench_fabric.error().Message());
@@ -55,10 +70,10 @@ int BenchLive(int runs) {
   fmt::print("live discovery: {} switches, {} CAs in ibsim\n", fabric.switches, fabric.cas);
   // Ours twice: the fabric alone, and the whole command as people type it
   // (this machine's layout too, loaded while the fabric is walked).
-  std::vector<double> peer_s, ours_s, whole_s, peer_rss, ours_rss;
+  std::vector<double> peer_s, ours_s, whole_s, peer_rss, ours_rss, base_s;
   sim->Run({"ibnetdiscover"});  // warm-up: ibsim's first walk primes its tables
   for (int i = 0; i < runs; ++i) {
-    ProcessResult peer = sim->Run({"ibnetdiscover", "-o", dir.File("peer.out")}, std::chrono::minutes(5));
+    ProcessResult peer = sim->Run({"ibnetdiscover", dir.File("peer.out")}, std::chrono::minutes(5));
     ProcessResult ours = sim->Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--timeout", "300",
                                       "-o", dir.File("topology.json")},
                                      std::chrono::minutes(5));
@@ -69,6 +84,26 @@ int BenchLive(int runs) {
       fmt::print(stderr, "run failed:\n  ibnetdiscover: {}\n  topolaunch: {}\n  topolaunch with the layout: {}\n",
                  peer.Describe(), ours.Describe(), whole.Describe());
       return 1;
+    }
+    if (!baseline.empty()) {
+      ProcessResult base = sim->Run({baseline, "discover", "--fabric", "live", "--no-layout", "--timeout", "300", "-o",
+                                     dir.File("baseline.json")},
+                                    std::chrono::minutes(5));
+      if (base.exit_code != 0) {
+        fmt::print(stderr, "baseline run failed: {}\n", base.Describe());
+        return 1;
+      }
+      base_s.push_back(base.seconds);
+      std::string theirs = ReadWithoutTimestamp(dir.File("baseline.json"));
+      std::string mine = ReadWithoutTimestamp(dir.File("topology.json"));
+      if (theirs != mine) {
+        size_t at = static_cast<size_t>(std::mismatch(theirs.begin(), theirs.end(), mine.begin(), mine.end()).first -
+                                        theirs.begin());
+        size_t from = at > 200 ? at - 200 : 0;
+        fmt::print(stderr, "run {}: the baseline's topology.json differs from ours at byte {}:\n--- baseline\n{}\n--- ours\n{}\n",
+                   i + 1, at, theirs.substr(from, 400), mine.substr(from, 400));
+        return 1;
+      }
     }
     peer_s.push_back(peer.seconds);
     ours_s.push_back(ours.seconds);
@@ -86,6 +121,11 @@ int BenchLive(int runs) {
   fmt::print("ratio topolaunch/ibnetdiscover (time): fabric alone {:.2f}, whole command {:.2f}  (target <= 1.05)\n",
              Median(ours_s) / Median(peer_s), Median(whole_s) / Median(peer_s));
   fmt::print("peak RSS: {:.1f} MiB  (target <= 64 MiB)\n", *std::max_element(ours_rss.begin(), ours_rss.end()));
+  if (!baseline.empty()) {
+    fmt::print("baseline --no-layout median: {:.3f} s, ratio to ibnetdiscover {:.2f}; its topology.json is the same "
+               "bytes (but the time) in every run\n",
+               Median(base_s), Median(base_s) / Median(peer_s));
+  }
   return 0;
 }
 
@@ -201,7 +241,7 @@ int main(int argc, char** argv) {
   // Live first: a forked child's peak RSS counts the parent's pages until
   // it execs, so the figures are upper bounds, tightest while this process
   // is still small (before the 4 MB parse below).
-  int status = BenchLive(runs);
+  int status = BenchLive(runs, argc > 2 ? argv[2] : "");
   status |= BenchSmps(runs);
   return BenchParse(std::max(runs, 5)) | status;
 }
