@@ -6,7 +6,7 @@
 // about as much as the work done on the page. For a 4,096-host fabric that
 // was ~4,000 faults, 60 ms, serial behind a walk that itself only waits on
 // SMP round trips. So while the walk runs, the waiting thread grows a pool
-// of heap blocks, about `ratio` times what the walk has allocated so far
+// of heap blocks, about `ratio` times what the walk has made resident so far
 // (the model and its JSON come to about that), and has the kernel populate
 // them (MADV_POPULATE_WRITE: one call per block, no fault per page). On
 // Release the blocks go back to malloc's main arena, which keeps them
@@ -16,8 +16,8 @@
 // Process-wide effects, for the rest of the process: malloc keeps freed
 // memory up to `kTrimThreshold` instead of returning it, and serves blocks
 // below `kMmapThreshold` from the heap instead of mmap (a block mmap'd
-// afresh would be faulted page by page again). Only the `discover` and `audit` commands
-// walk, and both end soon after.
+// afresh would be faulted page by page again). Only the `discover` and
+// `audit` commands walk, and both end soon after.
 #pragma once
 
 #include <cstddef>

@@ -305,7 +305,9 @@ Result<Fabric> IbnetdiscFabricSource::LoadFabric() {
   if (!walked.ok()) return walked.take_error();
   Result<Fabric> result = ConvertFabric(walked->get(), "live");
   // Freeing libibnetdisc's nodes and ports takes a few ms: done beside
-  // whatever the caller does next, joined by the destructor.
+  // whatever the caller does next, joined by the destructor (or here, by a
+  // second walk).
+  if (releasing_.joinable()) releasing_.join();
   releasing_ = std::thread([fabric = std::move(walked).value()]() mutable { fabric.reset(); });
   if (options_.progress) options_.progress(static_cast<int>(result->nodes.size()));
   return result;
