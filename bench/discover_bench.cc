@@ -37,6 +37,7 @@
 #include "discover/ibnetdiscover_parser.h"
 #include "support/fabric_generator.h"
 #include "support/ibsim_harness.h"
+#include "support/subprocess.h"
 #include "topolaunch/topology_json.h"
 
 using namespace topolaunch;
@@ -48,10 +49,7 @@ namespace {
 
 // A topology.json's bytes, less its time of writing (generated.at).
 std::string ReadWithoutTimestamp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string bytes = text.str();
+  std::string bytes = ReadFile(path);
   size_t at = bytes.find("\"at\": \"");
   size_t end = at == std::string::npos ? at : bytes.find('"', at + 7);
   if (end != std::string::npos) bytes.erase(at + 7, end - (at + 7));

@@ -8,23 +8,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "support/subprocess.h"
 #include "support/test_paths.h"
 
 namespace topolaunch {
 namespace {
 
+using testing::ReadFile;
 using testing::TempDir;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void Spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
@@ -46,9 +40,9 @@ TEST(AtomicFileStream, ThePathHoldsTheOldFileUntilCommitThenTheWholeNewOne) {
     expected += piece;
     (*stream)->Append(std::move(piece));
   }
-  EXPECT_EQ(Slurp(path), "old");
+  EXPECT_EQ(ReadFile(path), "old");
   ASSERT_TRUE((*stream)->Commit().ok());
-  EXPECT_EQ(Slurp(path), expected);
+  EXPECT_EQ(ReadFile(path), expected);
   EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
                 std::filesystem::perms::group_read | std::filesystem::perms::others_read);
@@ -65,7 +59,7 @@ TEST(AtomicFileStream, DroppedWithoutCommitLeavesThePathAndNoTemporaryFile) {
     ASSERT_TRUE(stream.ok());
     (*stream)->Append(std::string(100000, 'x'));
   }
-  EXPECT_EQ(Slurp(path), "old");
+  EXPECT_EQ(ReadFile(path), "old");
   EXPECT_EQ(FilesIn(dir.path()), 1);
 }
 
@@ -94,7 +88,7 @@ TEST(AtomicFileStream, AWriteThatFailsIsReportedByCommitNamingThePath) {
   EXPECT_EQ(committed.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(committed.error().Message().find(path), std::string::npos) << committed.error().Message();
   EXPECT_NE(committed.error().Message().find("cannot write"), std::string::npos) << committed.error().Message();
-  EXPECT_EQ(Slurp(path), "old");
+  EXPECT_EQ(ReadFile(path), "old");
   EXPECT_EQ(FilesIn(dir.path()), 1);
 }
 
@@ -112,7 +106,7 @@ TEST(WriteFileAtomically, ReplacesTheFileWhole) {
   std::string path = dir.File("plan.json");
   Spit(path, "old");
   ASSERT_TRUE(WriteFileAtomically(path, "new contents\n").ok());
-  EXPECT_EQ(Slurp(path), "new contents\n");
+  EXPECT_EQ(ReadFile(path), "new contents\n");
   EXPECT_EQ(FilesIn(dir.path()), 1);
 }
 
