@@ -135,7 +135,10 @@ std::vector<TopologyLink> CollectLinks(const Fabric& fabric,
     bool here_first;
     const FabricPort* port;
   };
+  size_t ports = 0;
+  for (const FabricNode& node : fabric.nodes) ports += node.ports.size();
   std::vector<End> ends;
+  ends.reserve(ports);
   for (const FabricNode& node : fabric.nodes) {
     for (const FabricPort& port : node.ports) {
       if (!port.remote || !by_guid.contains(port.remote->node_guid)) continue;
@@ -147,6 +150,7 @@ std::vector<TopologyLink> CollectLinks(const Fabric& fabric,
   }
   std::stable_sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.key < b.key; });
   std::vector<TopologyLink> out;
+  out.reserve(ends.size() / 2 + 1);
   for (size_t i = 0; i < ends.size(); ++i) {
     if (i == 0 || ends[i].key != ends[i - 1].key) {
       out.emplace_back();
@@ -171,8 +175,13 @@ Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Genera
   std::unordered_map<Guid, const FabricNode*> by_guid;
   for (const FabricNode& node : fabric.nodes) by_guid.emplace(node.guid, &node);
 
-  std::map<std::string, TopologyHost, bool (*)(std::string_view, std::string_view)> hosts(
-      [](std::string_view a, std::string_view b) { return NaturalLess(a, b); });
+  // The CAs that are hosts, by host name in natural order (in fabric order
+  // within one name): a run of equal names is one host.
+  struct NamedCa {
+    std::string host;
+    const FabricNode* ca;
+  };
+  std::vector<NamedCa> named;
   std::set<Guid> leaves;
   for (const FabricNode& node : fabric.nodes) {
     if (node.type != NodeType::kCa) continue;
@@ -188,19 +197,27 @@ Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Genera
       topo.unmapped.push_back({node.guid, CleanDescription(node.description), id.reason});
       continue;
     }
-    TopologyHost& host = hosts[id.host];
-    host.name = id.host;
-    if (node.ports.empty()) {
-      // An isolated CA: its ports exist but are cabled to nothing.
-      for (int p = 1; p <= std::max(node.num_ports, 1); ++p) host.hcas.push_back(MakeAttachment(node, nullptr, p, fabric));
-    }
-    for (const FabricPort& port : node.ports) host.hcas.push_back(MakeAttachment(node, &port, port.number, fabric));
+    named.push_back({std::move(id.host), &node});
   }
-  topo.hosts.reserve(hosts.size() + 1);  // + 1: room for this machine's layout (AttachLayout)
-  for (auto& [name, host] : hosts) {
+  std::stable_sort(named.begin(), named.end(), [](const NamedCa& a, const NamedCa& b) { return NaturalLess(a.host, b.host); });
+  topo.hosts.reserve(named.size() + 1);  // + 1: room for this machine's layout (AttachLayout)
+  for (size_t first = 0, last; first < named.size(); first = last) {
+    size_t attachments = 0;
+    for (last = first; last < named.size() && named[last].host == named[first].host; ++last)
+      attachments += named[last].ca->ports.empty() ? std::max(named[last].ca->num_ports, 1) : named[last].ca->ports.size();
+    TopologyHost& host = topo.hosts.emplace_back();
+    host.name = std::move(named[first].host);
+    host.hcas.reserve(attachments);
+    for (size_t i = first; i < last; ++i) {
+      const FabricNode& node = *named[i].ca;
+      if (node.ports.empty()) {
+        // An isolated CA: its ports exist but are cabled to nothing.
+        for (int p = 1; p <= std::max(node.num_ports, 1); ++p) host.hcas.push_back(MakeAttachment(node, nullptr, p, fabric));
+      }
+      for (const FabricPort& port : node.ports) host.hcas.push_back(MakeAttachment(node, &port, port.number, fabric));
+    }
     std::sort(host.hcas.begin(), host.hcas.end(),
               [](const HcaAttachment& a, const HcaAttachment& b) { return std::pair(a.guid, a.port) < std::pair(b.guid, b.port); });
-    topo.hosts.push_back(std::move(host));
   }
 
   std::map<Guid, int> levels = ComputeSwitchLevels(fabric, leaves, by_guid);

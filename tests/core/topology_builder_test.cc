@@ -86,6 +86,29 @@ TEST(BuildTopology, MultiRailAndDualHomedHostsAreOneHostWithSeveralAttachments) 
   EXPECT_EQ(node3->hcas[1].switch_port, 3);
 }
 
+TEST(BuildTopology, OneHostPerNameEvenWhereNamesAreNumericallyEqualOrItsCasApart) {
+  // "gpu1" and "gpu01" are different hosts that sort side by side; gpu1's
+  // two HCAs are listed apart, with another host between them.
+  Fabric fabric = FabricBuilder()
+                      .Switch(kLeaf1, "leaf1")
+                      .Ca(0x3000, "gpu1 mlx5_1")
+                      .Ca(0x2000, "gpu01 mlx5_0")
+                      .Ca(0x1000, "gpu1 mlx5_0")
+                      .Cable(0x3000, 1, kLeaf1, 3)
+                      .Cable(0x2000, 1, kLeaf1, 2)
+                      .Cable(0x1000, 1, kLeaf1, 1)
+                      .Build();
+  Topology t = BuildTopology(fabric, {}, {});
+  ASSERT_EQ(t.hosts.size(), 2u);
+  EXPECT_EQ(t.hosts[0].name, "gpu01");
+  EXPECT_EQ(t.hosts[1].name, "gpu1");
+  ASSERT_EQ(t.hosts[0].hcas.size(), 1u);
+  ASSERT_EQ(t.hosts[1].hcas.size(), 2u);
+  EXPECT_EQ(t.hosts[1].hcas[0].guid, 0x1000u);  // by CA guid, not by fabric order
+  EXPECT_EQ(t.hosts[1].hcas[1].guid, 0x3000u);
+  EXPECT_EQ(t.hosts[1].hcas[1].switch_port, 3);
+}
+
 TEST(BuildTopology, NonHostCasGoToUnmappedWithReasons) {
   Topology t = BuildTopology(SmallTree(), {}, {});
   ASSERT_EQ(t.unmapped.size(), 2u);
