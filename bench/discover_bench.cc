@@ -5,7 +5,8 @@
 //    against `ibnetdiscover`, alternating runs in the same simulator, wall
 //    time and peak RSS of each, and the ratio of medians; ours both with
 //    --no-layout and as the whole command (this machine's layout loaded
-//    while the fabric is walked). With BASELINE (another build's
+//    while the fabric is walked), and --no-layout at ibnetdiscover's 2 SMPs
+//    in flight (what we add, apart from our default of 4). With BASELINE (another build's
 //    topolaunch, e.g. the last release) that one runs in the same rounds
 //    too, and its topology.json must be byte for byte ours but the time.
 // 2. Parsing an ibnetdiscover dump of at least 4 MB in-process (parse, then
@@ -68,19 +69,29 @@ int BenchLive(int runs, const std::string& baseline) {
   fmt::print("live discovery: {} switches, {} CAs in ibsim\n", fabric.switches, fabric.cas);
   // Ours twice: the fabric alone, and the whole command as people type it
   // (this machine's layout too, loaded while the fabric is walked).
-  std::vector<double> peer_s, ours_s, whole_s, peer_rss, ours_rss, base_s;
+  std::vector<double> peer_s, ours_s, whole_s, same_s, peer_rss, ours_rss, base_s;
   sim->Run({"ibnetdiscover"});  // warm-up: ibsim's first walk primes its tables
+  using Argv = std::vector<std::string>;
+  const Argv peer_argv = {"ibnetdiscover", dir.File("peer.out")};
+  const Argv ours_argv = {TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--timeout", "300",
+                          "-o", dir.File("topology.json")};
+  const Argv whole_argv = {TopolaunchBinary(), "discover", "--fabric", "live", "--timeout", "300", "-o",
+                           dir.File("whole.json")};
+  // The same walk with ibnetdiscover's 2 SMPs in flight (ours keeps 4):
+  // what we add to the library's walk, apart from the setting.
+  const Argv same_argv = {TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--max-smps", "2",
+                          "--timeout", "300", "-o", dir.File("same.json")};
   for (int i = 0; i < runs; ++i) {
-    ProcessResult peer = sim->Run({"ibnetdiscover", dir.File("peer.out")}, std::chrono::minutes(5));
-    ProcessResult ours = sim->Run({TopolaunchBinary(), "discover", "--fabric", "live", "--no-layout", "--timeout", "300",
-                                      "-o", dir.File("topology.json")},
-                                     std::chrono::minutes(5));
-    ProcessResult whole = sim->Run({TopolaunchBinary(), "discover", "--fabric", "live", "--timeout", "300", "-o",
-                                    dir.File("whole.json")},
-                                   std::chrono::minutes(5));
-    if (peer.exit_code != 0 || ours.exit_code != 0 || whole.exit_code != 0) {
-      fmt::print(stderr, "run failed:\n  ibnetdiscover: {}\n  topolaunch: {}\n  topolaunch with the layout: {}\n",
-                 peer.Describe(), ours.Describe(), whole.Describe());
+    // Each round starts with the next one of the four, so none always runs
+    // first (or right after another).
+    ProcessResult peer, ours, whole, same;
+    std::vector<std::pair<const Argv*, ProcessResult*>> order = {
+        {&peer_argv, &peer}, {&ours_argv, &ours}, {&whole_argv, &whole}, {&same_argv, &same}};
+    std::rotate(order.begin(), order.begin() + i % order.size(), order.end());
+    for (auto& [argv, result] : order) *result = sim->Run(*argv, std::chrono::minutes(5));
+    if (peer.exit_code != 0 || ours.exit_code != 0 || whole.exit_code != 0 || same.exit_code != 0) {
+      fmt::print(stderr, "run failed:\n  ibnetdiscover: {}\n  topolaunch: {}\n  topolaunch with the layout: {}\n"
+                 "  topolaunch --max-smps 2: {}\n", peer.Describe(), ours.Describe(), whole.Describe(), same.Describe());
       return 1;
     }
     if (!baseline.empty()) {
@@ -106,18 +117,21 @@ int BenchLive(int runs, const std::string& baseline) {
     peer_s.push_back(peer.seconds);
     ours_s.push_back(ours.seconds);
     whole_s.push_back(whole.seconds);
+    same_s.push_back(same.seconds);
     peer_rss.push_back(peer.max_rss_kb / 1024.0);
     ours_rss.push_back(std::max(ours.max_rss_kb, whole.max_rss_kb) / 1024.0);
     fmt::print("  run {}: ibnetdiscover {:.3f} s {:.1f} MiB | topolaunch --no-layout {:.3f} s {:.1f} MiB | "
-               "with this machine's layout {:.3f} s {:.1f} MiB\n",
+               "with this machine's layout {:.3f} s {:.1f} MiB | --no-layout --max-smps 2 {:.3f} s\n",
                i + 1, peer.seconds, peer_rss.back(), ours.seconds, ours.max_rss_kb / 1024.0, whole.seconds,
-               whole.max_rss_kb / 1024.0);
+               whole.max_rss_kb / 1024.0, same.seconds);
   }
   fmt::print("ibnetdiscover median: {:.3f} s, peak RSS {:.1f} MiB\n", Median(peer_s), Median(peer_rss));
   fmt::print("topolaunch discover --fabric live --no-layout median: {:.3f} s\n", Median(ours_s));
   fmt::print("topolaunch discover --fabric live (whole command, with the layout) median: {:.3f} s\n", Median(whole_s));
-  fmt::print("ratio topolaunch/ibnetdiscover (time): fabric alone {:.2f}, whole command {:.2f}  (target <= 1.05)\n",
-             Median(ours_s) / Median(peer_s), Median(whole_s) / Median(peer_s));
+  fmt::print("topolaunch discover --fabric live --no-layout --max-smps 2 median: {:.3f} s\n", Median(same_s));
+  fmt::print("ratio topolaunch/ibnetdiscover (time): fabric alone {:.2f}, whole command {:.2f}  (target <= 1.05); "
+             "fabric alone at ibnetdiscover's 2 SMPs in flight {:.2f}\n",
+             Median(ours_s) / Median(peer_s), Median(whole_s) / Median(peer_s), Median(same_s) / Median(peer_s));
   fmt::print("peak RSS: {:.1f} MiB  (target <= 64 MiB)\n", *std::max_element(ours_rss.begin(), ours_rss.end()));
   if (!baseline.empty()) {
     fmt::print("baseline --no-layout median: {:.3f} s, ratio to ibnetdiscover {:.2f}; its topology.json is the same "
