@@ -6,9 +6,10 @@
 //    time and peak RSS of each, and the ratio of medians; ours both with
 //    --no-layout and as the whole command (this machine's layout loaded
 //    while the fabric is walked), and --no-layout at ibnetdiscover's 2 SMPs
-//    in flight (what we add, apart from our default of 4). With BASELINE (another build's
-//    topolaunch, e.g. the last release) that one runs in the same rounds
-//    too, and its topology.json must be byte for byte ours but the time.
+//    in flight (what we add, apart from our default of 4). With BASELINE
+//    (another build's topolaunch, e.g. the last release) that one runs in
+//    the same rounds too, and its topology.json must be byte for byte ours
+//    but the time.
 // 2. Parsing an ibnetdiscover dump of at least 4 MB in-process (parse, then
 //    parse + build + JSON), and the whole `discover --fabric FILE` command.
 // 3. SMPs in flight (--max-smps) on the same ibsim fabric. ibsim answers at

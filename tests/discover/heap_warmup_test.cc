@@ -87,9 +87,7 @@ TEST(HeapWarmup, WhatFollowsReleaseFindsItsPagesAlreadyThere) {
   EXPECT_LT(FaultsToFill(kBytes), 100);
   // For contrast: a block larger than all the heap keeps free (whatever the
   // test binary had freed before, too) needs kBytes of new pages at least,
-  // and costs their faults. (Taking the free pages first with blocks of
-  // kBytes left up to kBytes - 1 free at the heap's top, which the next
-  // block grew from: 512 faults instead of 4,096, depending on the heap.)
+  // and costs their faults.
   long beyond = FaultsToFill(mallinfo2().fordblks + kBytes);
   EXPECT_GT(beyond, 1000) << "the contrast did not hold: a fresh block was already mapped";
 }
