@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -26,6 +27,44 @@ int WriteAll(int fd, std::string_view bytes) {
     done += static_cast<size_t>(n);
   }
   return 0;
+}
+
+// Where output for `path` goes. A regular file (or none yet) is replaced by
+// rename. Renaming over anything else would replace the thing itself: as
+// root, `-o /dev/null` turned /dev/null into a regular file for the whole
+// machine, and a symlink (/etc/slurm/topology.conf pointing at a shared
+// copy) became a file of its own. So a symlink to a regular file is
+// followed and its target replaced; a device, a pipe or a socket, or a
+// link that points nowhere yet, is written in place.
+struct OutputTarget {
+  std::string path;
+  bool in_place = false;
+};
+
+Result<OutputTarget> ResolveOutput(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return OutputTarget{path};
+    return Failed(path, "cannot look at it", errno);
+  }
+  if (S_ISLNK(st.st_mode)) {
+    if (stat(path.c_str(), &st) != 0) return OutputTarget{path, true};  // dangling: created through the link
+    if (S_ISREG(st.st_mode)) {
+      char* real = realpath(path.c_str(), nullptr);
+      if (!real) return Failed(path, "cannot follow the link", errno);
+      OutputTarget target{real};
+      std::free(real);
+      return target;
+    }
+  }
+  if (S_ISDIR(st.st_mode)) return Failed(path, "cannot write", EISDIR);
+  return OutputTarget{path, !S_ISREG(st.st_mode)};
+}
+
+Result<int> OpenInPlace(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Failed(path, "cannot open", errno);
+  return fd;
 }
 
 // A temporary file beside `path` (mkstemp: a fresh name, 0600).
@@ -57,22 +96,33 @@ Status Publish(const std::string& path, const std::string& temp, int fd) {
 }  // namespace
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  Result<OutputTarget> target = ResolveOutput(path);
+  if (!target.ok()) return target.take_error();
+  if (target->in_place) {
+    Result<int> fd = OpenInPlace(target->path);
+    if (!fd.ok()) return fd.take_error();
+    int err = WriteAll(*fd, contents);
+    if (close(*fd) != 0 && !err) err = errno;
+    return err ? Failed(path, "cannot write", err) : Status(Ok{});
+  }
   std::string temp;
-  Result<int> fd = CreateTemp(path, temp);
+  Result<int> fd = CreateTemp(target->path, temp);
   if (!fd.ok()) return fd.take_error();
   if (int err = WriteAll(*fd, contents)) {
     close(*fd);
     unlink(temp.c_str());
     return Failed(path, "cannot write", err);
   }
-  return Publish(path, temp, *fd);
+  return Publish(target->path, temp, *fd);
 }
 
 Result<std::unique_ptr<AtomicFileStream>> AtomicFileStream::Open(const std::string& path) {
-  std::string temp;
-  Result<int> fd = CreateTemp(path, temp);
+  Result<OutputTarget> target = ResolveOutput(path);
+  if (!target.ok()) return target.take_error();
+  std::string temp;  // stays empty for a target written in place
+  Result<int> fd = target->in_place ? OpenInPlace(target->path) : CreateTemp(target->path, temp);
   if (!fd.ok()) return fd.take_error();
-  return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(path, std::move(temp), *fd));
+  return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(target->path, std::move(temp), *fd));
 }
 
 AtomicFileStream::AtomicFileStream(std::string path, std::string temp, int fd)
@@ -82,7 +132,7 @@ AtomicFileStream::~AtomicFileStream() {
   Finish();
   if (!committed_) {
     close(fd_);
-    unlink(temp_.c_str());
+    if (!temp_.empty()) unlink(temp_.c_str());
   }
 }
 
@@ -106,7 +156,7 @@ void AtomicFileStream::WritePieces() {
     // Starts the disk write of this piece now, so the fsync in Commit waits
     // for the last piece rather than the whole file. Advisory: its errors
     // come back from that fsync.
-    if (!err) sync_file_range(fd_, written, static_cast<off_t>(piece.size()), SYNC_FILE_RANGE_WRITE);
+    if (!err && !temp_.empty()) sync_file_range(fd_, written, static_cast<off_t>(piece.size()), SYNC_FILE_RANGE_WRITE);
     written += static_cast<off_t>(piece.size());
     lock.lock();
     if (err) error_ = err;
@@ -127,6 +177,7 @@ Status AtomicFileStream::Commit() {
   if (committed_) return Error(ErrorCode::kUnavailable, path_, "committed twice");
   if (error_) return Failed(path_, "cannot write", error_);
   committed_ = true;  // Publish closes the file and cleans up after itself
+  if (temp_.empty()) return close(fd_) == 0 ? Status(Ok{}) : Failed(path_, "cannot write", errno);
   return Publish(path_, temp_, fd_);
 }
 

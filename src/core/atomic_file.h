@@ -16,6 +16,9 @@ namespace topolaunch {
 /// Writes `contents` to a temporary file beside `path`, fsyncs it and renames
 /// it over `path`. On any error the temporary file is removed and `path` is
 /// untouched; the error (kUnavailable) names `path` and the OS reason.
+/// A symlink to a regular file is followed: its target is replaced and the
+/// link stays. A path that is not a regular file (/dev/null, /dev/stdout, a
+/// pipe) or a link to nothing yet is written in place, never replaced.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
 /// The same, for a document made in pieces: each piece is written by a
