@@ -6,6 +6,7 @@
 // Nothing here interprets descriptions; that is BuildTopology's job.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,14 @@ using Guid = std::uint64_t;
 
 /// Lowercase "0x" + 16 hex digits, the form topology.json uses.
 std::string FormatGuid(Guid guid);
+
+/// FormatGuid's text in a fixed buffer, for writers of thousands of GUIDs
+/// (topology.json) that should not make a heap string of each.
+struct GuidText {
+  explicit GuidText(Guid guid);
+  operator std::string_view() const { return {chars.data(), chars.size()}; }
+  std::array<char, 18> chars;  ///< "0x" and 16 hex digits
+};
 
 /// Accepts "0x..." or bare hex (1-16 digits); nullopt otherwise.
 std::optional<Guid> ParseGuid(std::string_view text);

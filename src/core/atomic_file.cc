@@ -61,23 +61,25 @@ Result<OutputTarget> ResolveOutput(const std::string& path) {
   return OutputTarget{path, !S_ISREG(st.st_mode)};
 }
 
-Result<int> OpenInPlace(const std::string& path) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Failed(path, "cannot open", errno);
-  return fd;
-}
-
-// A temporary file beside `path` (mkstemp: a fresh name, 0600).
-Result<int> CreateTemp(const std::string& path, std::string& temp) {
-  temp = path + ".tmp.XXXXXX";
+// The file to write: the target itself when it is written in place (`temp`
+// left empty), else a temporary file beside it (mkstemp: a fresh name, 0600).
+Result<int> OpenOutput(const OutputTarget& target, std::string& temp) {
+  if (target.in_place) {
+    int fd = open(target.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Failed(target.path, "cannot open", errno);
+    return fd;
+  }
+  temp = target.path + ".tmp.XXXXXX";
   int fd = mkstemp(temp.data());
-  if (fd < 0) return Failed(path, "cannot create a temporary file beside it", errno);
+  if (fd < 0) return Failed(target.path, "cannot create a temporary file beside it", errno);
   return fd;
 }
 
 // Flushes, closes and renames the written temporary file over `path`; on
-// failure removes it. Closes `fd` in every case.
+// failure removes it. Without a temporary file (written in place) it only
+// closes. Closes `fd` in every case.
 Status Publish(const std::string& path, const std::string& temp, int fd) {
+  if (temp.empty()) return close(fd) == 0 ? Status(Ok{}) : Failed(path, "cannot write", errno);
   // mkstemp creates 0600; output files are ordinary data files.
   fchmod(fd, 0644);
   if (fsync(fd) != 0 || close(fd) != 0) {
@@ -98,19 +100,12 @@ Status Publish(const std::string& path, const std::string& temp, int fd) {
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   Result<OutputTarget> target = ResolveOutput(path);
   if (!target.ok()) return target.take_error();
-  if (target->in_place) {
-    Result<int> fd = OpenInPlace(target->path);
-    if (!fd.ok()) return fd.take_error();
-    int err = WriteAll(*fd, contents);
-    if (close(*fd) != 0 && !err) err = errno;
-    return err ? Failed(path, "cannot write", err) : Status(Ok{});
-  }
   std::string temp;
-  Result<int> fd = CreateTemp(target->path, temp);
+  Result<int> fd = OpenOutput(*target, temp);
   if (!fd.ok()) return fd.take_error();
   if (int err = WriteAll(*fd, contents)) {
     close(*fd);
-    unlink(temp.c_str());
+    if (!temp.empty()) unlink(temp.c_str());
     return Failed(path, "cannot write", err);
   }
   return Publish(target->path, temp, *fd);
@@ -119,8 +114,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
 Result<std::unique_ptr<AtomicFileStream>> AtomicFileStream::Open(const std::string& path) {
   Result<OutputTarget> target = ResolveOutput(path);
   if (!target.ok()) return target.take_error();
-  std::string temp;  // stays empty for a target written in place
-  Result<int> fd = target->in_place ? OpenInPlace(target->path) : CreateTemp(target->path, temp);
+  std::string temp;
+  Result<int> fd = OpenOutput(*target, temp);
   if (!fd.ok()) return fd.take_error();
   return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(target->path, std::move(temp), *fd));
 }
@@ -177,7 +172,6 @@ Status AtomicFileStream::Commit() {
   if (committed_) return Error(ErrorCode::kUnavailable, path_, "committed twice");
   if (error_) return Failed(path_, "cannot write", error_);
   committed_ = true;  // Publish closes the file and cleans up after itself
-  if (temp_.empty()) return close(fd_) == 0 ? Status(Ok{}) : Failed(path_, "cannot write", errno);
   return Publish(path_, temp_, fd_);
 }
 

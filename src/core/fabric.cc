@@ -8,7 +8,9 @@
 
 namespace topolaunch {
 
-std::string FormatGuid(Guid guid) { return fmt::format("0x{:016x}", guid); }
+GuidText::GuidText(Guid guid) { fmt::format_to(chars.data(), "0x{:016x}", guid); }
+
+std::string FormatGuid(Guid guid) { return std::string(GuidText(guid)); }
 
 std::optional<Guid> ParseGuid(std::string_view text) {
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);

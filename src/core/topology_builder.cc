@@ -202,12 +202,9 @@ Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Genera
   std::stable_sort(named.begin(), named.end(), [](const NamedCa& a, const NamedCa& b) { return NaturalLess(a.host, b.host); });
   topo.hosts.reserve(named.size() + 1);  // + 1: room for this machine's layout (AttachLayout)
   for (size_t first = 0, last; first < named.size(); first = last) {
-    size_t attachments = 0;
-    for (last = first; last < named.size() && named[last].host == named[first].host; ++last)
-      attachments += named[last].ca->ports.empty() ? std::max(named[last].ca->num_ports, 1) : named[last].ca->ports.size();
+    for (last = first + 1; last < named.size() && named[last].host == named[first].host;) ++last;
     TopologyHost& host = topo.hosts.emplace_back();
     host.name = std::move(named[first].host);
-    host.hcas.reserve(attachments);
     for (size_t i = first; i < last; ++i) {
       const FabricNode& node = *named[i].ca;
       if (node.ports.empty()) {

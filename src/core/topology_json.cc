@@ -9,8 +9,6 @@
 // messages, each with its JSON path.
 #include "topolaunch/topology_json.h"
 
-#include <array>
-
 #include <fmt/format.h>
 
 #include "core/json_checker.h"
@@ -26,14 +24,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int kIndent = 2;
-
-// FormatGuid's text ("0x" and 16 hex digits) without a heap string: a
-// 4,096-host topology.json holds some 30,000 GUIDs.
-struct GuidText {
-  explicit GuidText(Guid guid) { fmt::format_to(chars.data(), "0x{:016x}", guid); }
-  operator std::string_view() const { return {chars.data(), chars.size()}; }
-  std::array<char, 18> chars;
-};
 
 void WritePortRef(JsonWriter& w, const PortRef& ref) {
   w.BeginObject();
