@@ -49,6 +49,7 @@ Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
   d.local_layout = !flags.no_layout && !fabric_file;
   if (flags.no_layout) d.hwloc_xml.clear(), d.layout_dir.clear();
   d.live.timeout = std::chrono::milliseconds(static_cast<long long>(flags.timeout_s * 1000));
+  d.local_layout_timeout = d.live.timeout;
   d.live.progress = [](int nodes) { Note(fmt::format("fabric walk found {} nodes", nodes)); };
   // Large fabrics take seconds: say that the walk is alive, every 5 s.
   d.live.still_walking = [](std::chrono::milliseconds elapsed) {
@@ -87,8 +88,9 @@ int RunDiscover(DiscoverFlags& flags) {
   }
   Result<Topology> topology = LoadOrDiscover(flags);
   if (!topology.ok() && topology.error().code == ErrorCode::kTimeout) {
-    // The abandoned fabric walk still holds libibumad; its exit handlers
-    // (umad2sim's under ibsim) would wait for it forever. Leave at once.
+    // The abandoned fabric walk still holds libibumad, or the abandoned
+    // layout load hwloc or NVML; their exit handlers (umad2sim's under
+    // ibsim) would wait for them forever. Leave at once.
     int status = ReportError(topology.error());
     std::fflush(nullptr);
     std::_Exit(status);
@@ -139,7 +141,8 @@ Exit status: 0 ok, 2 bad usage or input, 3 a system part missing or unreachable 
                   "on round trips, so more in flight is faster; 4 is what OpenSM sends")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  cmd->add_option("--timeout", flags->timeout_s, "seconds the live fabric walk may take")
+  cmd->add_option("--timeout", flags->timeout_s,
+                  "seconds the live fabric walk may take, and this machine's layout (hwloc, NVML) loaded beside it")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--node-name-map", flags->discover.node_name_map_file,

@@ -142,7 +142,7 @@ Result<Layouts> OpenLayouts(const DiscoverOptions& options) {
   }
   if (!options.hwloc_xml.empty())
     add(hwloc(HwlocLayoutSource::FromXmlFile(options.hwloc_xml)), "", fs::path(options.hwloc_xml).stem().string());
-  if (out.inputs.empty() && options.local_layout) add(hwloc(HwlocLayoutSource::Live()), "", LocalShortHostName());
+  if (out.inputs.empty() && options.local_layout) add(hwloc(HwlocLayoutSource::Live(options.local_layout_timeout)), "", LocalShortHostName());
   return out;
 }
 

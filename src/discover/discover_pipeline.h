@@ -2,6 +2,7 @@
 // options name, then runs AssembleTopology.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct DiscoverOptions {
   /// Attach this machine's live layout. Ignored when hwloc_xml/layout_dir
   /// are given; the CLI turns it off for fabric files (another cluster).
   bool local_layout = true;
+  /// How long the live layout may take (hwloc_layout_source.h): past it,
+  /// discovery fails with kTimeout rather than hang on a sick node.
+  std::chrono::milliseconds local_layout_timeout{60'000};
   Generated generated;             ///< by and at; fabric_source is filled in
   std::function<void(std::string_view)> note;  ///< progress and notes (stderr)
 };

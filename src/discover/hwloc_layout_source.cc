@@ -14,9 +14,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "core/json_text.h"
@@ -228,27 +233,58 @@ Status LoadLive(HwlocTopology& topology) {
   return Ok{};
 }
 
-}  // namespace
-
-HwlocLayoutSource HwlocLayoutSource::Live() { return HwlocLayoutSource(Kind::kLive, "", "hwloc-live"); }
-
-HwlocLayoutSource HwlocLayoutSource::FromXmlFile(std::string path) {
-  std::string name = path;
-  return HwlocLayoutSource(Kind::kXmlFile, std::move(path), std::move(name));
-}
-
-HwlocLayoutSource HwlocLayoutSource::FromXmlString(std::string xml, std::string name) {
-  return HwlocLayoutSource(Kind::kXmlString, std::move(xml), std::move(name));
-}
-
-Result<HostLayout> HwlocLayoutSource::LoadLayout() {
-  if (kind_ != Kind::kLive) return LoadXmlContained();
+Result<HostLayout> LoadLiveLayout() {
   HwlocTopology topology;
   Status loaded = LoadLive(topology);
   if (!loaded.ok()) return loaded.take_error();
   HostLayout layout = ConvertRawTopology(ReadTopology(topology.get()), "hwloc-live");
   layout.nvml = ProbeNvml(layout);
   return layout;
+}
+
+}  // namespace
+
+HwlocLayoutSource HwlocLayoutSource::Live(std::chrono::milliseconds timeout) {
+  return HwlocLayoutSource(Kind::kLive, "", "hwloc-live", timeout);
+}
+
+HwlocLayoutSource HwlocLayoutSource::FromXmlFile(std::string path) {
+  std::string name = path;
+  return HwlocLayoutSource(Kind::kXmlFile, std::move(path), std::move(name), kXmlLoadTimeout);
+}
+
+HwlocLayoutSource HwlocLayoutSource::FromXmlString(std::string xml, std::string name) {
+  return HwlocLayoutSource(Kind::kXmlString, std::move(xml), std::move(name), kXmlLoadTimeout);
+}
+
+Result<HostLayout> HwlocLayoutSource::LoadLayout() {
+  return kind_ == Kind::kLive ? LoadLiveBounded() : LoadXmlContained();
+}
+
+// hwloc reads /sys and /proc, NVML asks the GPU driver; either can block for
+// good on a sick node (a GPU fallen off the bus). The thread that waits gives
+// up at the deadline; the loading one stays blocked, detached, holding only
+// what the handoff shares.
+Result<HostLayout> HwlocLayoutSource::LoadLiveBounded() const {
+  struct Handoff {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::optional<Result<HostLayout>> layout;
+  };
+  auto handoff = std::make_shared<Handoff>();
+  std::thread([handoff] {
+    Result<HostLayout> layout = LoadLiveLayout();
+    std::lock_guard lock(handoff->mutex);
+    handoff->layout.emplace(std::move(layout));
+    handoff->done.notify_all();
+  }).detach();
+  std::unique_lock lock(handoff->mutex);
+  if (!handoff->done.wait_for(lock, timeout_, [&] { return handoff->layout.has_value(); }))
+    return Error(ErrorCode::kTimeout, name_,
+                 fmt::format("this machine's layout did not load within {:g} s: hwloc reading /sys and /proc, or "
+                             "NVML asking the GPU driver, is stuck (a hung driver or device; `nvidia-smi` would hang too)",
+                             static_cast<double>(timeout_.count()) / 1000));
+  return std::move(*handoff->layout);
 }
 
 Result<HostLayout> HwlocLayoutSource::LoadXmlInProcess() const {

@@ -1,6 +1,7 @@
 // `topolaunch discover` end to end: the real binary on real dumps, real
 // hwloc XML and a real ibsim fabric; exit codes and messages per SPEC.md.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -295,6 +296,32 @@ TEST(DiscoverCli, WithoutAnHcaAutoWritesTheLocalLayoutAndLiveExitsThree) {
   ASSERT_TRUE(t->hosts[0].layout.has_value());
   EXPECT_FALSE(t->hosts[0].layout->numa_nodes.empty());
   ASSERT_TRUE(t->hosts[0].layout->nvml.has_value());
+}
+
+TEST(DiscoverCli, ALayoutThatNeverLoadsEndsAtTheTimeout) {
+  // A sick node: a sysfs file whose read never returns (a GPU fallen off
+  // the bus does this to its driver's files). hwloc reads the root that
+  // HWLOC_FSROOT names, where FIFOs without a writer block it for good.
+  TempDir root;
+  fs::create_directories(root.File("sys/devices/system/cpu/cpu0/topology"));
+  fs::create_directories(root.File("proc"));
+  for (const char* file : {"sys/devices/system/cpu/online", "sys/devices/system/cpu/possible",
+                           "sys/devices/system/cpu/cpu0/topology/core_cpus", "proc/cpuinfo"})
+    ASSERT_EQ(mkfifo(root.File(file).c_str(), 0600), 0) << file;
+  TempDir out;
+  for (const char* fabric : {"none", "auto"}) {
+    ProcessResult r = RunTopolaunch({"discover", "--fabric", fabric, "--timeout", "1", "-o", out.File("t.json")},
+                                    {{"HWLOC_FSROOT", root.path()}});
+    EXPECT_FALSE(r.timed_out) << fabric;
+    EXPECT_EQ(r.exit_code, 3) << fabric << ": " << r.Describe();
+    EXPECT_LT(r.seconds, 10) << fabric;
+    EXPECT_NE(r.err.find("this machine's layout did not load within 1 s"), std::string::npos) << fabric << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out.File("t.json"))) << fabric;
+  }
+  // --no-layout never asks.
+  ProcessResult none = RunTopolaunch({"discover", "--fabric", "none", "--no-layout", "--timeout", "1"},
+                                     {{"HWLOC_FSROOT", root.path()}});
+  EXPECT_EQ(none.exit_code, 0) << none.Describe();
 }
 
 // --- live, under ibsim ------------------------------------------------------
