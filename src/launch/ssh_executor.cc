@@ -45,6 +45,7 @@ using std::chrono::milliseconds;
 using ssh_internal::Failure;
 using ssh_internal::LastError;
 using ssh_internal::LostConnection;
+using ssh_internal::Ssh2;
 using ssh_internal::Target;
 
 // Bounds connection set-ups: `per_host` at a time to one sshd (MaxStartups
@@ -176,10 +177,12 @@ class SshCommand : public RunningCommand {
   // or lost, so the socket is shut first (see FinishStep).
   void Close(bool cut = false) {
     if (cut && fd_ >= 0) shutdown(fd_, SHUT_RDWR);
-    if (channel_) FinishStep(fd_, cut, [this] { return libssh2_channel_free(channel_); }), channel_ = nullptr;
+    if (channel_) FinishStep(fd_, cut, [this] { return Ssh2().channel_free(channel_); }), channel_ = nullptr;
     if (session_) {
-      FinishStep(fd_, cut, [this] { return libssh2_session_disconnect(session_, "topolaunch: done"); });
-      FinishStep(fd_, cut, [this] { return libssh2_session_free(session_); }), session_ = nullptr;
+      FinishStep(fd_, cut, [this] {
+        return Ssh2().session_disconnect_ex(session_, SSH_DISCONNECT_BY_APPLICATION, "topolaunch: done", "");
+      });
+      FinishStep(fd_, cut, [this] { return Ssh2().session_free(session_); }), session_ = nullptr;
     }
     if (fd_ >= 0) close(fd_), fd_ = -1;
   }
@@ -202,9 +205,11 @@ class SshCommand : public RunningCommand {
 };
 
 std::optional<Failure> SshCommand::Exec(const std::string& line) {
-  channel_ = libssh2_channel_open_session(session_);
+  channel_ = Ssh2().channel_open_ex(session_, "session", sizeof("session") - 1, LIBSSH2_CHANNEL_WINDOW_DEFAULT,
+                                    LIBSSH2_CHANNEL_PACKET_DEFAULT, nullptr, 0);
   if (!channel_) return Failure{ErrorCode::kUnavailable, "cannot open a session channel: " + LastError(session_)};
-  if (libssh2_channel_exec(channel_, line.c_str()) != 0)
+  if (Ssh2().channel_process_startup(channel_, "exec", sizeof("exec") - 1, line.c_str(),
+                                     static_cast<unsigned>(line.size())) != 0)
     return Failure{ErrorCode::kUnavailable, "the exec request was refused: " + LastError(session_)};
   return std::nullopt;
 }
@@ -271,10 +276,7 @@ Target ResolveTarget(const std::string& host, const SshOptions& options) {
 
 }  // namespace
 
-SshExecutor::SshExecutor(SshOptions options) : state_(std::make_shared<SshExecutorState>(std::move(options))) {
-  static std::once_flag once;
-  std::call_once(once, [] { libssh2_init(0); });
-}
+SshExecutor::SshExecutor(SshOptions options) : state_(std::make_shared<SshExecutorState>(std::move(options))) {}
 
 SshExecutor::~SshExecutor() = default;
 

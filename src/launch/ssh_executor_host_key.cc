@@ -44,7 +44,7 @@ int KnownHostKeyBit(int hostkey_type) {
 }
 
 std::string Fingerprint(LIBSSH2_SESSION* session) {
-  const auto* hash = reinterpret_cast<const unsigned char*>(libssh2_hostkey_hash(session, LIBSSH2_HOSTKEY_HASH_SHA256));
+  const auto* hash = reinterpret_cast<const unsigned char*>(Ssh2().hostkey_hash(session, LIBSSH2_HOSTKEY_HASH_SHA256));
   if (!hash) return "?";
   static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out = "SHA256:";
@@ -69,21 +69,21 @@ void PreferKnownHostKeys(LIBSSH2_SESSION* session, const std::string& known_host
     if (std::find(order.begin(), order.end(), type) == order.end()) order.push_back(type);
   std::string pref;
   for (const std::string& type : order) pref += (pref.empty() ? "" : ",") + type;
-  libssh2_session_method_pref(session, LIBSSH2_METHOD_HOSTKEY, pref.c_str());
+  Ssh2().session_method_pref(session, LIBSSH2_METHOD_HOSTKEY, pref.c_str());
 }
 
 std::optional<Failure> CheckHostKey(LIBSSH2_SESSION* session, const Target& target, const SshOptions& options,
                                     std::mutex& known_hosts_mutex) {
   size_t key_len = 0;
   int key_type = 0;
-  const char* key = libssh2_session_hostkey(session, &key_len, &key_type);
+  const char* key = Ssh2().session_hostkey(session, &key_len, &key_type);
   if (!key) return Failure{ErrorCode::kUnavailable, "the server sent no host key"};
-  LIBSSH2_KNOWNHOSTS* known = libssh2_knownhost_init(session);
+  LIBSSH2_KNOWNHOSTS* known = Ssh2().knownhost_init(session);
   std::lock_guard lock(known_hosts_mutex);
-  libssh2_knownhost_readfile(known, options.known_hosts_file.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+  Ssh2().knownhost_readfile(known, options.known_hosts_file.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH);
   int mask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | KnownHostKeyBit(key_type);
   libssh2_knownhost* found = nullptr;
-  int check = libssh2_knownhost_checkp(known, target.address.c_str(), target.port, key, key_len, mask, &found);
+  int check = Ssh2().knownhost_checkp(known, target.address.c_str(), target.port, key, key_len, mask, &found);
   std::string entry = target.port == 22 ? target.address : fmt::format("[{}]:{}", target.address, target.port);
   std::optional<Failure> failure;
   if (check == LIBSSH2_KNOWNHOST_CHECK_MISMATCH) {
@@ -104,8 +104,8 @@ std::optional<Failure> CheckHostKey(LIBSSH2_SESSION* session, const Target& targ
     char line[16384];
     size_t line_len = 0;
     int typemask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | KnownHostKeyBit(key_type);
-    if (libssh2_knownhost_addc(known, entry.c_str(), nullptr, key, key_len, nullptr, 0, typemask, &added) != 0 ||
-        libssh2_knownhost_writeline(known, added, line, sizeof line, &line_len, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
+    if (Ssh2().knownhost_addc(known, entry.c_str(), nullptr, key, key_len, nullptr, 0, typemask, &added) != 0 ||
+        Ssh2().knownhost_writeline(known, added, line, sizeof line, &line_len, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
       failure = Failure{ErrorCode::kInternal, "cannot format the host key for known_hosts: " + LastError(session)};
     } else {
       int fd = open(options.known_hosts_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -115,7 +115,7 @@ std::optional<Failure> CheckHostKey(LIBSSH2_SESSION* session, const Target& targ
       if (fd >= 0) close(fd);
     }
   }
-  libssh2_knownhost_free(known);
+  Ssh2().knownhost_free(known);
   return failure;
 }
 

@@ -83,8 +83,8 @@ class ChannelPump {
 
 ExitInfo ChannelPump::Run() {
   void* plain_send =
-      libssh2_session_callback_set(ends_.session, LIBSSH2_CALLBACK_SEND, reinterpret_cast<void*>(&SendWholePacket));
-  libssh2_session_set_blocking(ends_.session, 0);
+      Ssh2().session_callback_set(ends_.session, LIBSSH2_CALLBACK_SEND, reinterpret_cast<void*>(&SendWholePacket));
+  Ssh2().session_set_blocking(ends_.session, 0);
   bool forced = false;
   while (!lost_) {
     std::optional<Clock::time_point> deadline = ends_.stop_deadline();
@@ -96,7 +96,7 @@ ExitInfo ChannelPump::Run() {
     bool more_to_write = WriteStdin(deadline.has_value());  // wrote a packet and have more: no pause
     SendEofWhenDue(deadline.has_value());
     bool more_to_read = ReadOutput();
-    if (lost_ || libssh2_channel_eof(ends_.channel)) break;
+    if (lost_ || Ssh2().channel_eof(ends_.channel)) break;
     SendKeepalive();
     WaitSocket(more_to_write || more_to_read ? 0 : 50);
   }
@@ -104,7 +104,7 @@ ExitInfo ChannelPump::Run() {
   FlushOutput();
   if (lost_ || forced) {
     // Closing a stuck connection must not wait for the network.
-    libssh2_session_callback_set(ends_.session, LIBSSH2_CALLBACK_SEND, plain_send);
+    Ssh2().session_callback_set(ends_.session, LIBSSH2_CALLBACK_SEND, plain_send);
     return LostConnection();
   }
   return CloseAndCollectExit();
@@ -114,7 +114,7 @@ ExitInfo ChannelPump::Run() {
 // is written: the EOF goes out instead.
 bool ChannelPump::WriteStdin(bool stopping) {
   if (written_ >= data_.size() || stopping) return false;
-  ssize_t n = libssh2_channel_write(ends_.channel, data_.data() + written_, data_.size() - written_);
+  ssize_t n = Ssh2().channel_write_ex(ends_.channel, 0, data_.data() + written_, data_.size() - written_);
   if (n > 0) {
     written_ += static_cast<size_t>(n);
     return written_ < data_.size();
@@ -126,7 +126,7 @@ bool ChannelPump::WriteStdin(bool stopping) {
 void ChannelPump::SendEofWhenDue(bool stopping) {
   bool want_eof = stopping || (written_ == data_.size() && close_stdin_);
   if (!want_eof || eof_sent_) return;
-  int rc = libssh2_channel_send_eof(ends_.channel);
+  int rc = Ssh2().channel_send_eof(ends_.channel);
   if (rc == 0) {
     eof_sent_ = true;
     ends_.stdin_queue->MarkClosed();
@@ -148,7 +148,7 @@ bool ChannelPump::ReadOutput() {
         more = true;
         break;
       }
-      ssize_t n = libssh2_channel_read_ex(ends_.channel, stream, buf_, sizeof buf_);
+      ssize_t n = Ssh2().channel_read_ex(ends_.channel, stream, buf_, sizeof buf_);
       if (n == LIBSSH2_ERROR_EAGAIN || n == 0) break;
       if (n < 0) {
         lost_ = true;
@@ -164,8 +164,8 @@ bool ChannelPump::ReadOutput() {
 void ChannelPump::SendKeepalive() {
   int next_keepalive = 0;
   if (ends_.keepalive_interval_s > 0 &&
-      libssh2_keepalive_send(ends_.session, &next_keepalive) != 0 &&
-      libssh2_session_last_errno(ends_.session) != LIBSSH2_ERROR_EAGAIN)
+      Ssh2().keepalive_send(ends_.session, &next_keepalive) != 0 &&
+      Ssh2().session_last_errno(ends_.session) != LIBSSH2_ERROR_EAGAIN)
     lost_ = true;
 }
 
@@ -180,24 +180,24 @@ ExitInfo ChannelPump::CloseAndCollectExit() {
   // The exit status may follow the EOF: wait (briefly) for the channel close.
   Clock::time_point limit = Clock::now() + std::chrono::seconds(5);
   int rc;
-  while ((rc = libssh2_channel_close(ends_.channel)) == LIBSSH2_ERROR_EAGAIN && Clock::now() < limit) WaitSocket(50);
-  while ((rc = libssh2_channel_wait_closed(ends_.channel)) == LIBSSH2_ERROR_EAGAIN && Clock::now() < limit) WaitSocket(50);
+  while ((rc = Ssh2().channel_close(ends_.channel)) == LIBSSH2_ERROR_EAGAIN && Clock::now() < limit) WaitSocket(50);
+  while ((rc = Ssh2().channel_wait_closed(ends_.channel)) == LIBSSH2_ERROR_EAGAIN && Clock::now() < limit) WaitSocket(50);
   if (rc != 0) return LostConnection();
   ExitInfo info;
   char* signal_name = nullptr;
   size_t signal_len = 0;
-  libssh2_channel_get_exit_signal(ends_.channel, &signal_name, &signal_len, nullptr, nullptr, nullptr, nullptr);
+  Ssh2().channel_get_exit_signal(ends_.channel, &signal_name, &signal_len, nullptr, nullptr, nullptr, nullptr);
   if (signal_name) {
     info.signal.assign(signal_name, signal_len);
-    libssh2_free(ends_.session, signal_name);
+    Ssh2().free(ends_.session, signal_name);
   } else {
-    info.exit_code = libssh2_channel_get_exit_status(ends_.channel);
+    info.exit_code = Ssh2().channel_get_exit_status(ends_.channel);
   }
   return info;
 }
 
 void ChannelPump::WaitSocket(int timeout_ms) {
-  int directions = libssh2_session_block_directions(ends_.session);
+  int directions = Ssh2().session_block_directions(ends_.session);
   short events = POLLIN;  // always read: the peer may send data or close
   if (directions & LIBSSH2_SESSION_BLOCK_OUTBOUND) events |= POLLOUT;
   pollfd p[2] = {{ends_.socket_fd, events, 0}, {ends_.wake_fd, POLLIN, 0}};

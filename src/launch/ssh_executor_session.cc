@@ -25,7 +25,7 @@ using std::chrono::milliseconds;
 
 std::string LastError(LIBSSH2_SESSION* session) {
   char* message = nullptr;
-  libssh2_session_last_error(session, &message, nullptr, 0);
+  Ssh2().session_last_error(session, &message, nullptr, 0);
   return message ? message : "unknown libssh2 error";
 }
 
@@ -91,19 +91,19 @@ bool IsRsaKey(const std::string& private_key_file) {
 std::optional<Failure> Authenticate(LIBSSH2_SESSION* session, const Target& target, const SshOptions& options) {
   std::vector<std::string> tried;
   if (!options.agent_socket.empty()) {
-    LIBSSH2_AGENT* agent = libssh2_agent_init(session);
+    LIBSSH2_AGENT* agent = Ssh2().agent_init(session);
     bool done = false;
     if (agent) {
-      libssh2_agent_set_identity_path(agent, options.agent_socket.c_str());
-      if (libssh2_agent_connect(agent) == 0 && libssh2_agent_list_identities(agent) == 0) {
+      Ssh2().agent_set_identity_path(agent, options.agent_socket.c_str());
+      if (Ssh2().agent_connect(agent) == 0 && Ssh2().agent_list_identities(agent) == 0) {
         libssh2_agent_publickey *identity = nullptr, *previous = nullptr;
-        while (!done && libssh2_agent_get_identity(agent, &identity, previous) == 0) {
-          done = libssh2_agent_userauth(agent, target.user.c_str(), identity) == 0;
+        while (!done && Ssh2().agent_get_identity(agent, &identity, previous) == 0) {
+          done = Ssh2().agent_userauth(agent, target.user.c_str(), identity) == 0;
           previous = identity;
         }
-        libssh2_agent_disconnect(agent);
+        Ssh2().agent_disconnect(agent);
       }
-      libssh2_agent_free(agent);
+      Ssh2().agent_free(agent);
     }
     if (done) return std::nullopt;
     tried.push_back("ssh-agent");
@@ -113,7 +113,7 @@ std::optional<Failure> Authenticate(LIBSSH2_SESSION* session, const Target& targ
     if (access(file.c_str(), R_OK) != 0) continue;
     std::string pub = file + ".pub";
     const char* pub_path = access(pub.c_str(), R_OK) == 0 ? pub.c_str() : nullptr;
-    int rc = libssh2_userauth_publickey_fromfile_ex(session, target.user.c_str(),
+    int rc = Ssh2().userauth_publickey_fromfile_ex(session, target.user.c_str(),
                                                     static_cast<unsigned>(target.user.size()), pub_path, file.c_str(), "");
     if (rc == 0) return std::nullopt;
     if (rc == LIBSSH2_ERROR_SOCKET_DISCONNECT || rc == LIBSSH2_ERROR_TIMEOUT)
@@ -134,14 +134,16 @@ std::optional<Failure> Authenticate(LIBSSH2_SESSION* session, const Target& targ
 
 std::optional<Failure> OpenSession(const Target& target, const SshOptions& options, std::mutex& known_hosts_mutex,
                                    int& fd, LIBSSH2_SESSION*& session) {
+  if (Result<const Libssh2*> library = OpenLibssh2(); !library.ok())
+    return Failure{library.error().code, library.error().Message()};
   if (auto failure = Connect(target, options.connect_timeout, options.keepalive_interval_s, fd)) return failure;
-  session = libssh2_session_init();
+  session = Ssh2().session_init_ex(nullptr, nullptr, nullptr, nullptr);
   if (!session) return Failure{ErrorCode::kInternal, "libssh2_session_init failed"};
-  libssh2_session_set_timeout(session, static_cast<long>(options.connect_timeout.count()));
+  Ssh2().session_set_timeout(session, static_cast<long>(options.connect_timeout.count()));
   Result<std::string> known_text = ReadTextFile(options.known_hosts_file);
   PreferKnownHostKeys(session, known_text.ok() ? *known_text : "", target);
-  if (libssh2_session_handshake(session, fd) != 0) {
-    int code = libssh2_session_last_errno(session);
+  if (Ssh2().session_handshake(session, fd) != 0) {
+    int code = Ssh2().session_last_errno(session);
     // Dropped before or during key exchange: what MaxStartups does.
     bool retry = code != LIBSSH2_ERROR_TIMEOUT;
     ErrorCode kind = code == LIBSSH2_ERROR_TIMEOUT ? ErrorCode::kTimeout : ErrorCode::kUnavailable;
@@ -149,7 +151,7 @@ std::optional<Failure> OpenSession(const Target& target, const SshOptions& optio
   }
   if (auto failure = CheckHostKey(session, target, options, known_hosts_mutex)) return failure;
   if (auto failure = Authenticate(session, target, options)) return failure;
-  if (options.keepalive_interval_s > 0) libssh2_keepalive_config(session, 1, options.keepalive_interval_s);
+  if (options.keepalive_interval_s > 0) Ssh2().keepalive_config(session, 1, options.keepalive_interval_s);
   return std::nullopt;
 }
 

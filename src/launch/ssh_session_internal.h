@@ -1,4 +1,5 @@
-// The SSH executor's libssh2 parts, shared among its files: session set-up
+// The SSH executor's libssh2 parts, shared among its files: the library
+// itself, opened on first use (ssh_executor_library.cc), session set-up
 // (ssh_executor_session.cc), host-key policy (ssh_executor_host_key.cc) and
 // the channel pump (ssh_executor_pump.cc), used by ssh_executor.cc.
 // The only header that includes <libssh2.h>: include it only from the
@@ -22,6 +23,41 @@
 
 // Nested so that these short names stay apart from the rest of the library.
 namespace topolaunch::ssh_internal {
+
+// ---- libssh2 itself (ssh_executor_library.cc) ----
+
+// Every libssh2 function the executor calls, without the "libssh2_" prefix.
+// libssh2.h's macros (libssh2_session_init(), libssh2_channel_exec(), ...)
+// name functions of the library, so call these instead.
+#define TOPOLAUNCH_LIBSSH2_FUNCTIONS(X)                                                                           \
+  X(init) X(free) X(session_init_ex) X(session_free) X(session_set_timeout) X(session_set_blocking)            \
+  X(session_handshake) X(session_disconnect_ex) X(session_last_errno) X(session_last_error)                   \
+  X(session_method_pref) X(session_hostkey) X(session_callback_set) X(session_block_directions)               \
+  X(hostkey_hash) X(keepalive_config) X(keepalive_send) X(userauth_publickey_fromfile_ex) X(agent_init)       \
+  X(agent_set_identity_path) X(agent_connect) X(agent_list_identities) X(agent_get_identity)                  \
+  X(agent_userauth) X(agent_disconnect) X(agent_free) X(knownhost_init) X(knownhost_readfile)                 \
+  X(knownhost_checkp) X(knownhost_addc) X(knownhost_writeline) X(knownhost_free) X(channel_open_ex)           \
+  X(channel_process_startup) X(channel_write_ex) X(channel_read_ex) X(channel_send_eof) X(channel_eof)        \
+  X(channel_close) X(channel_wait_closed) X(channel_get_exit_status) X(channel_get_exit_signal)               \
+  X(channel_free)
+
+/// libssh2's functions, from the library opened on first use: the commands
+/// that open no SSH connection (discover, audit, plan, env, bind, and run
+/// under srun) do not load it, nor OpenSSL's libcrypto behind it, which cost
+/// every start ~3.5 ms and ~140 page faults.
+struct Libssh2 {
+#define TOPOLAUNCH_LIBSSH2_MEMBER(name) decltype(&::libssh2_##name) name = nullptr;
+  TOPOLAUNCH_LIBSSH2_FUNCTIONS(TOPOLAUNCH_LIBSSH2_MEMBER)
+#undef TOPOLAUNCH_LIBSSH2_MEMBER
+};
+
+/// Opens libssh2 (its soname, libssh2.so.1) and calls libssh2_init, once
+/// per process; every call returns that first answer. kUnavailable names
+/// the library and what the loader said.
+Result<const Libssh2*> OpenLibssh2();
+
+/// The opened library: only after OpenLibssh2() succeeded.
+const Libssh2& Ssh2();
 
 /// Where to connect, after ~/.ssh/config.
 struct Target {

@@ -3,6 +3,8 @@
 // connections go only to the namespaced hosts.
 #include "launch/ssh_executor.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +96,24 @@ TEST_F(SshExecutorTest, RunsOnThreeHostsInParallelAndGetsEachHostName) {
     EXPECT_EQ((*started[i])->Wait(10s), ExitInfo{.exit_code = 0});
     EXPECT_EQ(lines.out[i], std::vector<std::string>{testbed_->NodeName(i + 1)});
   }
+}
+
+TEST_F(SshExecutorTest, LibsshIsLoadedByTheFirstConnectionNotBefore) {
+  // Commands that connect nowhere must not pay for libssh2 and libcrypto.
+  // (ctest runs each test in a process of its own.)
+  auto loaded = [] {
+    void* handle = dlopen("libssh2.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (handle) dlclose(handle);
+    return handle != nullptr;
+  };
+  SshExecutor executor(Options());
+  EXPECT_FALSE(loaded());
+  std::vector<LaunchRequest> requests = {{testbed_->NodeName(1), {{"true"}}}};
+  Lines lines(1);
+  std::vector<StartResult> started = executor.StartAll(requests, lines.Sink());
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
+  EXPECT_TRUE(loaded());
 }
 
 TEST_F(SshExecutorTest, ArgumentsAndEnvironmentArriveByteForByte) {
