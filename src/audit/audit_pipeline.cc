@@ -7,13 +7,11 @@
 // driver can block a sysfs read).
 #include "audit/audit_pipeline.h"
 
-#include <condition_variable>
-#include <memory>
-#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "core/call_by_deadline.h"
 #include "core/text_io.h"
 #include "audit/audit_fabric_checks.h"
 #include "audit/audit_nvlink_checks.h"
@@ -52,24 +50,10 @@ Result<Fabric> LoadFabric(const AuditOptions& o) {
   return ParseIbnetdiscover(*text, o.fabric);
 }
 
-// Runs `work` on a helper thread and waits until the deadline; nullopt when
-// it did not finish (the thread is left behind, owning its own copies).
+// Reads sysfs and NVML on a helper thread; nullopt when they did not answer
+// by the deadline.
 std::optional<NodeFacts> ReadFactsBy(const std::string& root, const std::string& host, Clock::time_point deadline) {
-  struct Handoff {
-    std::mutex mutex;
-    std::condition_variable done;
-    std::optional<NodeFacts> facts;
-  };
-  auto handoff = std::make_shared<Handoff>();
-  std::thread([handoff, root, host] {
-    NodeFacts facts = ReadNodeFacts(root, host);  // with NVML, under the same deadline
-    std::lock_guard lock(handoff->mutex);
-    handoff->facts = std::move(facts);
-    handoff->done.notify_all();
-  }).detach();
-  std::unique_lock lock(handoff->mutex);
-  if (!handoff->done.wait_until(lock, deadline, [&] { return handoff->facts.has_value(); })) return std::nullopt;
-  return std::move(handoff->facts);
+  return CallByDeadline<NodeFacts>([root, host] { return ReadNodeFacts(root, host); }, deadline);
 }
 
 Error Late(std::string what) { return Error(ErrorCode::kTimeout, "audit", what + " did not finish before --timeout"); }

@@ -14,16 +14,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
+#include "core/call_by_deadline.h"
 #include "core/json_text.h"
 #include "core/layout_json.h"
 #include "discover/contained_call.h"
@@ -262,29 +259,16 @@ Result<HostLayout> HwlocLayoutSource::LoadLayout() {
 }
 
 // hwloc reads /sys and /proc, NVML asks the GPU driver; either can block for
-// good on a sick node (a GPU fallen off the bus). The thread that waits gives
-// up at the deadline; the loading one stays blocked, detached, holding only
-// what the handoff shares.
+// good on a sick node (a GPU fallen off the bus).
 Result<HostLayout> HwlocLayoutSource::LoadLiveBounded() const {
-  struct Handoff {
-    std::mutex mutex;
-    std::condition_variable done;
-    std::optional<Result<HostLayout>> layout;
-  };
-  auto handoff = std::make_shared<Handoff>();
-  std::thread([handoff] {
-    Result<HostLayout> layout = LoadLiveLayout();
-    std::lock_guard lock(handoff->mutex);
-    handoff->layout.emplace(std::move(layout));
-    handoff->done.notify_all();
-  }).detach();
-  std::unique_lock lock(handoff->mutex);
-  if (!handoff->done.wait_for(lock, timeout_, [&] { return handoff->layout.has_value(); }))
+  std::optional<Result<HostLayout>> layout =
+      CallByDeadline<Result<HostLayout>>(LoadLiveLayout, std::chrono::steady_clock::now() + timeout_);
+  if (!layout)
     return Error(ErrorCode::kTimeout, name_,
                  fmt::format("this machine's layout did not load within {:g} s: hwloc reading /sys and /proc, or "
                              "NVML asking the GPU driver, is stuck (a hung driver or device; `nvidia-smi` would hang too)",
                              static_cast<double>(timeout_.count()) / 1000));
-  return std::move(*handoff->layout);
+  return std::move(*layout);
 }
 
 Result<HostLayout> HwlocLayoutSource::LoadXmlInProcess() const {

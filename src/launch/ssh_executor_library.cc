@@ -1,8 +1,6 @@
 // libssh2, opened with dlopen the first time a connection is made.
 #include <dlfcn.h>
 
-#include <mutex>
-
 #include "launch/ssh_session_internal.h"
 
 namespace topolaunch::ssh_internal {

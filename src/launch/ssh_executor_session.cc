@@ -114,7 +114,7 @@ std::optional<Failure> Authenticate(LIBSSH2_SESSION* session, const Target& targ
     std::string pub = file + ".pub";
     const char* pub_path = access(pub.c_str(), R_OK) == 0 ? pub.c_str() : nullptr;
     int rc = Ssh2().userauth_publickey_fromfile_ex(session, target.user.c_str(),
-                                                    static_cast<unsigned>(target.user.size()), pub_path, file.c_str(), "");
+                                                   static_cast<unsigned>(target.user.size()), pub_path, file.c_str(), "");
     if (rc == 0) return std::nullopt;
     if (rc == LIBSSH2_ERROR_SOCKET_DISCONNECT || rc == LIBSSH2_ERROR_TIMEOUT)
       return Failure{ErrorCode::kUnavailable, "connection lost during authentication: " + LastError(session)};
