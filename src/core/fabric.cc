@@ -42,7 +42,18 @@ const FabricPort* FabricNode::FindPort(int number) const {
   return nullptr;
 }
 
+// A live walk and a cache come in GUID order (ConvertFabric), so a binary
+// search finds their nodes; a scan stays the answer for any other order (a
+// text dump's), and for a GUID that is not there. Audit looks up a node per
+// cable and per host port: scanning alone made it quadratic in the fabric.
 const FabricNode* Fabric::FindNode(Guid guid) const {
+  // By hand, not std::lower_bound: that one requires an ordered range.
+  for (size_t low = 0, high = nodes.size(); low < high;) {
+    size_t mid = low + (high - low) / 2;
+    if (nodes[mid].guid == guid) return &nodes[mid];
+    if (nodes[mid].guid < guid) low = mid + 1;
+    else high = mid;
+  }
   for (const FabricNode& n : nodes)
     if (n.guid == guid) return &n;
   return nullptr;

@@ -82,7 +82,9 @@ CaIdentity IdentifyCa(const FabricNode& ca, const NodeNameMap& name_map) {
   return id;
 }
 
-HcaAttachment MakeAttachment(const FabricNode& ca, const FabricPort* port, int number, const Fabric& fabric) {
+using NodesByGuid = std::unordered_map<Guid, const FabricNode*>;
+
+HcaAttachment MakeAttachment(const FabricNode& ca, const FabricPort* port, int number, const NodesByGuid& by_guid) {
   HcaAttachment a;
   a.guid = ca.guid;
   a.description = CleanDescription(ca.description);
@@ -95,17 +97,16 @@ HcaAttachment MakeAttachment(const FabricNode& ca, const FabricPort* port, int n
   a.speed = port->speed;
   a.rate_gbps = LinkRateGbps(port->width, port->speed);
   if (port->remote) {
-    const FabricNode* peer = fabric.FindNode(port->remote->node_guid);
-    if (peer && peer->type == NodeType::kSwitch) {
-      a.switch_guid = peer->guid;
+    auto peer = by_guid.find(port->remote->node_guid);
+    if (peer != by_guid.end() && peer->second->type == NodeType::kSwitch) {
+      a.switch_guid = peer->first;
       a.switch_port = port->remote->port;
     }
   }
   return a;
 }
 
-std::map<Guid, int> ComputeSwitchLevels(const Fabric& fabric, const std::set<Guid>& leaves,
-                                        const std::unordered_map<Guid, const FabricNode*>& by_guid) {
+std::map<Guid, int> ComputeSwitchLevels(const std::set<Guid>& leaves, const NodesByGuid& by_guid) {
   std::map<Guid, int> level;
   std::deque<Guid> queue;
   for (Guid leaf : leaves) {
@@ -125,8 +126,7 @@ std::map<Guid, int> ComputeSwitchLevels(const Fabric& fabric, const std::set<Gui
   return level;
 }
 
-std::vector<TopologyLink> CollectLinks(const Fabric& fabric,
-                                       const std::unordered_map<Guid, const FabricNode*>& by_guid) {
+std::vector<TopologyLink> CollectLinks(const Fabric& fabric, const NodesByGuid& by_guid) {
   // Every cabled port is one end of a link, seen from its side; sorted by
   // the link, a cable's two ends are neighbours, in the order the nodes
   // list them (a stable sort), and each run of equal keys is one link.
@@ -172,7 +172,8 @@ std::vector<TopologyLink> CollectLinks(const Fabric& fabric,
 Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Generated generated) {
   Topology topo;
   topo.generated = std::move(generated);
-  std::unordered_map<Guid, const FabricNode*> by_guid;
+  NodesByGuid by_guid;
+  by_guid.reserve(fabric.nodes.size());
   for (const FabricNode& node : fabric.nodes) by_guid.emplace(node.guid, &node);
 
   // The CAs that are hosts, by host name in natural order (in fabric order
@@ -209,15 +210,15 @@ Topology BuildTopology(const Fabric& fabric, const NodeNameMap& name_map, Genera
       const FabricNode& node = *named[i].ca;
       if (node.ports.empty()) {
         // An isolated CA: its ports exist but are cabled to nothing.
-        for (int p = 1; p <= std::max(node.num_ports, 1); ++p) host.hcas.push_back(MakeAttachment(node, nullptr, p, fabric));
+        for (int p = 1; p <= std::max(node.num_ports, 1); ++p) host.hcas.push_back(MakeAttachment(node, nullptr, p, by_guid));
       }
-      for (const FabricPort& port : node.ports) host.hcas.push_back(MakeAttachment(node, &port, port.number, fabric));
+      for (const FabricPort& port : node.ports) host.hcas.push_back(MakeAttachment(node, &port, port.number, by_guid));
     }
     std::sort(host.hcas.begin(), host.hcas.end(),
               [](const HcaAttachment& a, const HcaAttachment& b) { return std::pair(a.guid, a.port) < std::pair(b.guid, b.port); });
   }
 
-  std::map<Guid, int> levels = ComputeSwitchLevels(fabric, leaves, by_guid);
+  std::map<Guid, int> levels = ComputeSwitchLevels(leaves, by_guid);
   for (const FabricNode& node : fabric.nodes) {
     if (node.type != NodeType::kSwitch) continue;
     auto mapped = name_map.find(node.guid);

@@ -7,11 +7,12 @@
 // was ~4,000 faults, 60 ms, serial behind a walk that itself only waits on
 // SMP round trips. So while the walk runs, the waiting thread grows a pool
 // of heap blocks, about `ratio` times what the walk has made resident so far
-// (the model and its JSON come to about that), and has the kernel populate
-// them (MADV_POPULATE_WRITE: one call per block, no fault per page). On
-// Release the blocks go back to malloc's main arena, which keeps them
-// (trimming is raised), and what comes after the walk reuses pages that are
-// already there.
+// (the model and its JSON come to about that), has the kernel populate
+// them (MADV_POPULATE_WRITE: one call per block, no fault per page) and
+// writes a byte to each page (a shadow-paging hypervisor maps a page only on
+// the guest's first access: heap_warmup.cc). On Release the blocks go back
+// to malloc's main arena, which keeps them (trimming is raised), and what
+// comes after the walk reuses pages that are already there.
 //
 // Process-wide effects, for the rest of the process: malloc keeps freed
 // memory up to `kTrimThreshold` instead of returning it, and serves blocks

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "topolaunch/fabric.h"
 
 namespace topolaunch {
@@ -51,6 +53,24 @@ TEST(LinkRates, RejectsUnknownTokens) {
   EXPECT_EQ(SplitWidthSpeed("3xHDR"), std::nullopt);
   EXPECT_EQ(SplitWidthSpeed("lid"), std::nullopt);
   EXPECT_EQ(LinkRateGbps("4X", ""), std::nullopt);
+}
+
+// Every node of a fabric is found, in GUID order (a live walk's, a cache's)
+// and in any other (a text dump's); a GUID it does not hold is not.
+TEST(Fabric, FindNodeFindsEveryNodeInAnyOrder) {
+  Fabric fabric;
+  for (Guid g = 1; g <= 100; ++g) fabric.nodes.push_back({NodeType::kCa, g * 7, 0, "n", 1, {}});
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const FabricNode& node : fabric.nodes) {
+      const FabricNode* found = fabric.FindNode(node.guid);
+      ASSERT_NE(found, nullptr) << FormatGuid(node.guid) << (pass ? " (another order)" : " (in GUID order)");
+      EXPECT_EQ(found, &node);
+    }
+    EXPECT_EQ(fabric.FindNode(3), nullptr);
+    EXPECT_EQ(fabric.FindNode(701), nullptr);
+    // Another order: every third node moved to the front.
+    std::stable_partition(fabric.nodes.begin(), fabric.nodes.end(), [](const FabricNode& n) { return n.guid % 3 == 0; });
+  }
 }
 
 }  // namespace
