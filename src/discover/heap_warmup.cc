@@ -22,10 +22,13 @@ namespace {
 // the guest kernel did. On such a VM, 32 MiB populated but not written took
 // 45 ms to fill the first time (~5.5 us a page, against 1.7 ms once
 // written), and the time from the end of a 4,096-host walk to the end of
-// `discover` went from ~47 to ~38 ms with the writes. Writing 20 MiB this way
-// beside an `ibnetdiscover` walk did not slow it (at nice 19 instead, it
-// did, by ~17 ms: so the writes stay on this thread). Where the kernel lacks
-// the madvise, the writes fault the pages in themselves.
+// `discover` went from ~47 to ~38 ms with the writes. They are not free
+// during the walk on a guest with two vCPUs: another process writing 20 MiB
+// this way beside an `ibnetdiscover` walk did not slow it (at nice 19, it
+// did, by ~17 ms: so the writes stay on this thread), but discover's own walk
+// was 20-30 ms shorter with no warm-up at all in one 14-round session, about
+// what the pool saves after it. With idle cores, it is free. Where the
+// kernel lacks the madvise, the writes fault the pages in themselves.
 void Populate(void* block, size_t bytes) {
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t begin = (reinterpret_cast<uintptr_t>(block) + page - 1) & ~(page - 1);
