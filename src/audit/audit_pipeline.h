@@ -38,8 +38,9 @@ struct AuditOptions {
 /// Runs the audit. A check that could not run is in the report
 /// (checks_failed_to_run), not an error. Errors: kBadInput/kBadUsage for the
 /// user's files and flags; kTimeout when the deadline passed inside a part
-/// that cannot be cancelled (a fabric walk, MADs, a sysfs read): the caller
-/// must then leave with _Exit (see IbnetdiscFabricSource).
+/// that cannot be cancelled (MADs, a sysfs read): the caller must then leave
+/// with _Exit (see IbnetdiscFabricSource). A fabric walk past the deadline
+/// does not return: it calls options.live.past_deadline.
 Result<AuditReport> RunAudit(const AuditOptions& options);
 
 /// A fabric with the nodes, ports and cables a topology.json records, so a

@@ -2,7 +2,6 @@
 // prolog can act on.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -56,6 +55,13 @@ std::string Render(const AuditFlags& flags, const AuditReport& report) {
   return text;
 }
 
+// Threads blocked in libibumad or sysfs remain (or the walk holds the main
+// thread itself): say so, then leave at once (ExitAfterTimeout).
+[[noreturn]] void EndTimedOut(const AuditFlags& flags, const Error& error) {
+  if (flags.prolog) PrintTo(stdout, fmt::format("topolaunch audit: not checked: timeout after {:g} s\n", flags.timeout_s));
+  ExitAfterTimeout(error);
+}
+
 int RunAuditCommand(AuditFlags& flags) {
   if (flags.timeout_s <= 0) flags.timeout_s = flags.audit.local && flags.audit.fabric.empty() ? 5 : 120;
   if (Status valid = Validate(flags); !valid.ok()) return ReportError(valid.error());
@@ -68,15 +74,9 @@ int RunAuditCommand(AuditFlags& flags) {
   a.generated.by = VersionString();
   a.generated.at = NowRfc3339();
   a.note = [](std::string_view text) { Note(text); };
+  a.live.past_deadline = [&flags](const Error& error) { EndTimedOut(flags, error); };
   Result<AuditReport> report = RunAudit(a);
-  if (!report.ok() && report.error().code == ErrorCode::kTimeout) {
-    // Threads blocked in libibumad or sysfs remain; exit handlers (umad2sim's
-    // under ibsim) could wait for them forever. Say so, then leave at once.
-    int status = ReportError(report.error());
-    if (flags.prolog) fmt::print("topolaunch audit: not checked: timeout after {:g} s\n", flags.timeout_s);
-    std::fflush(nullptr);
-    std::_Exit(status);
-  }
+  if (!report.ok() && report.error().code == ErrorCode::kTimeout) EndTimedOut(flags, report.error());
   if (!report.ok()) return ReportError(report.error());
   int written = WriteOutput(flags.output, Render(flags, *report));
   if (written != 0) return written;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -31,6 +32,12 @@ int ReportError(const Error& error) {
     else PrintTo(stderr, fmt::format("topolaunch: error: {}: {}\n", p.where, p.what));
   }
   return ExitStatusFor(error.code);
+}
+
+void ExitAfterTimeout(const Error& error) {
+  int status = ReportError(error);
+  std::fflush(nullptr);
+  std::_Exit(status);
 }
 
 void Note(std::string_view text) { PrintTo(stderr, fmt::format("topolaunch: note: {}\n", text)); }

@@ -17,6 +17,12 @@ bool PrintTo(std::FILE* stream, std::string_view text);
 /// returns the exit status SPEC.md assigns to the error's code.
 int ReportError(const Error& error);
 
+/// ReportError, then std::_Exit with its status: for a timeout that left a
+/// thread blocked in libibumad, hwloc or NVML, whose exit handlers (umad2sim's
+/// under ibsim) could wait for it forever. Also the live walk's
+/// past_deadline (LiveFabricOptions).
+[[noreturn]] void ExitAfterTimeout(const Error& error);
+
 /// "topolaunch: note: <text>" on stderr.
 void Note(std::string_view text);
 

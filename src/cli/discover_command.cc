@@ -1,7 +1,5 @@
 // `topolaunch discover`: fabric + layouts -> topology.json / summary / Slurm topology.conf.
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -50,6 +48,7 @@ Result<Topology> LoadOrDiscover(DiscoverFlags& flags) {
   if (flags.no_layout) d.hwloc_xml.clear(), d.layout_dir.clear();
   d.live.timeout = std::chrono::milliseconds(static_cast<long long>(flags.timeout_s * 1000));
   d.local_layout_timeout = d.live.timeout;
+  d.live.past_deadline = ExitAfterTimeout;
   d.live.progress = [](int nodes) { Note(fmt::format("fabric walk found {} nodes", nodes)); };
   // Large fabrics take seconds: say that the walk is alive, every 5 s.
   d.live.still_walking = [](std::chrono::milliseconds elapsed) {
@@ -87,14 +86,8 @@ int RunDiscover(DiscoverFlags& flags) {
     slurm.nodes.emplace(nodes->begin(), nodes->end());
   }
   Result<Topology> topology = LoadOrDiscover(flags);
-  if (!topology.ok() && topology.error().code == ErrorCode::kTimeout) {
-    // The abandoned fabric walk still holds libibumad, or the abandoned
-    // layout load hwloc or NVML; their exit handlers (umad2sim's under
-    // ibsim) would wait for them forever. Leave at once.
-    int status = ReportError(topology.error());
-    std::fflush(nullptr);
-    std::_Exit(status);
-  }
+  // The abandoned layout load still holds hwloc or NVML: leave at once.
+  if (!topology.ok() && topology.error().code == ErrorCode::kTimeout) ExitAfterTimeout(topology.error());
   if (!topology.ok()) return ReportError(topology.error());
   if (flags.format == "json" && !flags.output.empty() && flags.output != "-") return WriteJsonFile(flags.output, *topology);
   std::string data;

@@ -59,6 +59,7 @@ Result<Topology> LoadTopology(const EnvFlags& flags) {
   DiscoverOptions options;  // this machine, live: fabric when an HCA is present, hwloc layout
   options.generated = {VersionString(), NowRfc3339(), ""};
   options.note = [](std::string_view text) { Note(text); };
+  options.live.past_deadline = ExitAfterTimeout;
   return RunDiscovery(options);
 }
 

@@ -88,6 +88,7 @@ Result<Topology> LoadRunTopology(const RunFlags& flags) {
   options.local_layout = false;
   options.generated = {VersionString(), NowRfc3339(), ""};
   options.note = [](std::string_view) {};  // discover's advice does not fit here; the plan says what it found
+  options.live.past_deadline = ExitAfterTimeout;  // before any node was touched
   return RunDiscovery(options);
 }
 

@@ -6,14 +6,19 @@
 //
 // The live walk cannot be cancelled: ibnd_discover_fabric() blocks in
 // libibumad, and under ibsim-run the umad2sim shim even retries forever when
-// no ibsim listens. So the walk runs on a detached helper thread that owns
-// everything it touches (options copied, result handed over through a
-// shared_ptr), and the caller waits on a condition variable with a deadline.
-// At the deadline the caller returns kTimeout and leaves the thread behind;
-// the CLI exits right after (with _Exit: see the header), which ends it.
-// Killing a helper process instead would be cleaner, but fork belongs to the
-// local executor alone, and the CLI has nothing left to do after a timeout
-// anyway. The simulator case is also caught
+// no ibsim listens. It runs on the calling thread, as in `ibnetdiscover`, and
+// a watchdog thread keeps its deadline: past it, the watchdog reports and
+// ends the process (LiveFabricOptions::past_deadline), which ends the walk.
+// The walk used to run on a detached thread of its own, abandoned at the
+// deadline, so that the caller got kTimeout back as a value; but the CLI
+// could only _Exit after it, and that walk was 90-155 ms slower on a
+// 4,096-host fabric in ibsim, this machine's layout loading beside it
+// (medians of 24-30 alternating runs, three sessions): a thread's
+// malloc arena grows by an mprotect per allocation's worth (~2,300 of them
+// in that walk; the main thread's heap grows 128 KiB at a time), and the
+// heap warm-up the waiting thread did beside it cost the walk as much as it
+// saved after. Killing a helper process instead would be cleaner, but fork
+// belongs to the local executor alone. The simulator case is also caught
 // before walking, by checking that ibsim's control socket accepts a
 // connection, so "ibsim is not running" is reported at once, not as a
 // timeout.
@@ -27,20 +32,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "discover/heap_warmup.h"
+#include "core/deadline_watchdog.h"
 #include "discover/ib_link_names.h"
 
 namespace topolaunch {
@@ -157,22 +160,22 @@ void ConvertNode(ibnd_node_t* node, FabricNode& out) {
 // ports lie scattered over the heap the walk grew, and each port leads to
 // its peer's. So two threads convert, half the ports each, and take twice
 // as many misses at once. This thread makes the room for all of them first,
-// in GUID order, from the heap it warmed (a helper's first allocations would
-// come from an arena of its own, paged in afresh); the helper only writes
-// into it. At 4,096 hosts converting went from ~10 to ~7 ms, and building
-// the topology from the result from ~10 to ~6 (it reads the nodes in the
-// order they now lie in memory).
+// in GUID order, from the heap the walk grew (a helper's first allocations
+// would come from an arena of its own, paged in afresh); the helper only
+// writes into it. At 4,096 hosts, on pages already mapped, converting went
+// from ~10 to ~7 ms, and building the topology from the result from ~10 to
+// ~6 (it reads the nodes in the order they now lie in memory).
 Fabric ConvertFabric(ibnd_fabric_t* fabric, std::string source) {
   struct Entry {
     Guid guid;
-    int ports;
+    size_t ports;
     ibnd_node_t* node;
   };
   std::vector<Entry> order;
   size_t ports = 0;
   for (ibnd_node_t* node = fabric->nodes; node; node = node->next) {
-    order.push_back({node->guid, node->numports, node});
-    ports += static_cast<size_t>(std::max(node->numports, 0));
+    order.push_back({node->guid, static_cast<size_t>(std::max(node->numports, 0)), node});
+    ports += order.back().ports;
   }
   // Discovery order depends on the starting port; GUID order does not.
   std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) { return a.guid < b.guid; });
@@ -181,8 +184,8 @@ Fabric ConvertFabric(ibnd_fabric_t* fabric, std::string source) {
   out.nodes.resize(order.size());
   size_t half = order.size(), counted = 0;
   for (size_t i = 0; i < order.size(); ++i) {
-    out.nodes[i].ports.reserve(static_cast<size_t>(std::max(order[i].ports, 0)));
-    counted += static_cast<size_t>(std::max(order[i].ports, 0));
+    out.nodes[i].ports.reserve(order[i].ports);
+    counted += order[i].ports;
     if (half == order.size() && 2 * counted >= ports) half = i + 1;
   }
   auto convert = [&](size_t from, size_t to) {
@@ -248,8 +251,7 @@ std::vector<std::string> ListCas() {
   return names;
 }
 
-// Runs on the helper thread; touches only its own copies. The fabric comes
-// back raw: the caller converts it on its own thread, on the heap it warmed.
+// The fabric comes back raw, for ConvertFabric.
 Result<FabricPtr> Walk(const LiveFabricOptions& o) {
   std::vector<std::string> cas = ListCas();
   if (cas.empty())
@@ -273,11 +275,17 @@ Result<FabricPtr> Walk(const LiveFabricOptions& o) {
   return fabric;
 }
 
-struct WalkHandoff {
-  std::mutex mutex;
-  std::condition_variable done;
-  std::optional<Result<FabricPtr>> result;
-};
+// The watchdog's answer to a walk past its deadline: the walk holds the
+// calling thread and cannot be stopped, so the process ends here.
+[[noreturn]] void EndPastDeadline(const LiveFabricOptions& o) {
+  Error late(ErrorCode::kTimeout, PortName(o),
+             fmt::format("the fabric walk did not finish within {} ms (a large fabric may need a longer timeout)",
+                         o.timeout.count()));
+  if (o.past_deadline) o.past_deadline(late);
+  fmt::print(stderr, "{}\n", late.Message());
+  std::fflush(nullptr);
+  std::_Exit(ExitStatusFor(late.code));
+}
 
 }  // namespace
 
@@ -288,47 +296,11 @@ IbnetdiscFabricSource::~IbnetdiscFabricSource() {
 Result<Fabric> IbnetdiscFabricSource::LoadFabric() {
   if (std::optional<std::string> problem = CheckSimulator())
     return Error(ErrorCode::kUnavailable, PortName(options_), *problem);
-  auto handoff = std::make_shared<WalkHandoff>();
-  std::thread([handoff, options = options_] {
-    Result<FabricPtr> result = Walk(options);
-    std::lock_guard lock(handoff->mutex);
-    handoff->result.emplace(std::move(result));
-    handoff->done.notify_all();
-  }).detach();  // see the file comment: the walk cannot be cancelled
-
-  // While the walk waits on round trips, this thread faults in the heap that
-  // converting and writing the fabric will need (heap_warmup.h), checking
-  // every 10 ms how far the walk's own heap has grown.
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kPoll = std::chrono::milliseconds(10);
-  HeapWarmup warmup;
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + options_.timeout;
-  Clock::time_point next_alive = start + std::chrono::seconds(1);
-  std::unique_lock lock(handoff->mutex);
-  while (!handoff->result) {
-    Clock::time_point now = Clock::now();
-    if (now >= deadline)
-      return Error(ErrorCode::kTimeout, PortName(options_),
-                   fmt::format("the fabric walk did not finish within {} ms (a large fabric may need a longer "
-                               "timeout)", options_.timeout.count()));
-    if (now >= next_alive) {
-      next_alive += std::chrono::seconds(1);
-      if (options_.still_walking) {
-        lock.unlock();
-        options_.still_walking(std::chrono::duration_cast<std::chrono::milliseconds>(now - start));
-        lock.lock();
-        continue;
-      }
-    }
-    lock.unlock();
-    bool grew = warmup.Step();
-    lock.lock();
-    if (!grew) handoff->done.wait_until(lock, std::min({deadline, next_alive, Clock::now() + kPoll}));
-  }
-  Result<FabricPtr> walked = std::move(*handoff->result);
-  lock.unlock();
-  warmup.Release();
+  Result<FabricPtr> walked = [this] {
+    DeadlineWatchdog watchdog(std::chrono::steady_clock::now() + options_.timeout, std::chrono::seconds(1),
+                              options_.still_walking, [this] { EndPastDeadline(options_); });
+    return Walk(options_);
+  }();
   if (!walked.ok()) return walked.take_error();
   Result<Fabric> result = ConvertFabric(walked->get(), "live");
   // Freeing libibnetdisc's nodes and ports takes a few ms: done beside

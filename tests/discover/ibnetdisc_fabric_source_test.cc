@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -248,6 +250,28 @@ TEST(IbnetdiscFabricSource, TinyTimeoutOnTheLargestDumpEndsPromptly) {
     for (const std::string& failure : failures) ADD_FAILURE() << failure;
     return;
   }
+}
+
+// The walk holds the calling thread; the watchdog beside it still says it is
+// alive every second and ends the process at the deadline. ibsim is stopped
+// (SIGSTOP), so the walk waits forever on its first answer.
+TEST(IbnetdiscFabricSource, AWalkThatNeverAnswersSaysItIsAliveThenEndsAtTheDeadline) {
+  std::optional<std::string> largest = LargestDump();
+  ASSERT_TRUE(largest) << "no .ibnet dump in tests/data/ibnet";
+  std::unique_ptr<IbsimFabric> sim = StartIbsim(DumpPath(*largest));
+  ASSERT_TRUE(sim);
+  ASSERT_EQ(kill(sim->pid(), SIGSTOP), 0);
+  ProcessResult probe = RunProbe(*sim, {"live", "2500"}, seconds(30));
+  kill(sim->pid(), SIGCONT);  // so it can be stopped as usual
+  ASSERT_FALSE(probe.timed_out) << probe.Describe();
+  EXPECT_EQ(probe.exit_code, 3) << probe.Describe();
+  EXPECT_EQ(ReadProbeOutput(probe.out).error_code, "kTimeout") << probe.out;
+  EXPECT_NE(probe.err.find("did not finish within 2500 ms"), std::string::npos) << probe.err;
+  EXPECT_NE(probe.err.find("still_walking 1000\n"), std::string::npos) << probe.err;
+  EXPECT_NE(probe.err.find("still_walking 2000\n"), std::string::npos) << probe.err;
+  EXPECT_EQ(probe.err.find("still_walking 3000"), std::string::npos) << probe.err;
+  EXPECT_GE(probe.seconds, 2.5);
+  EXPECT_LT(probe.seconds, 8);
 }
 
 }  // namespace

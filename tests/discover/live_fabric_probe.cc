@@ -50,6 +50,16 @@ void PrintFabric(const topolaunch::Fabric& fabric) {
   }
 }
 
+// Prints the failure as the header says, then leaves with _Exit: a walk
+// still running (past its deadline, on the main thread) or its umad port
+// would hang exit() under ibsim-run (see IbnetdiscFabricSource).
+[[noreturn]] void Fail(const topolaunch::Error& error) {
+  fmt::print("error {}\n", CodeName(error.code));
+  fmt::print(stderr, "{}\n", error.Message());
+  std::fflush(nullptr);
+  std::_Exit(topolaunch::ExitStatusFor(error.code));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +72,7 @@ int main(int argc, char** argv) {
     if (argc > 4) options.port = std::atoi(argv[4]);
     options.progress = [](int nodes) { fmt::print(stderr, "progress {}\n", nodes); };
     options.still_walking = [](std::chrono::milliseconds ms) { fmt::print(stderr, "still_walking {}\n", ms.count()); };
+    options.past_deadline = Fail;
     source = std::make_unique<topolaunch::IbnetdiscFabricSource>(options);
   } else if (mode == "cache" && argc > 2) {
     source = std::make_unique<topolaunch::IbnetdiscCacheFabricSource>(argv[2]);
@@ -73,14 +84,7 @@ int main(int argc, char** argv) {
   topolaunch::Result<topolaunch::Fabric> fabric = source->LoadFabric();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   fmt::print(stderr, "walk_ms {}\n", ms);
-  if (!fabric.ok()) {
-    fmt::print("error {}\n", CodeName(fabric.error().code));
-    fmt::print(stderr, "{}\n", fabric.error().Message());
-    // What the CLI must do too: an abandoned walk would hang exit() under
-    // ibsim-run (see IbnetdiscFabricSource::LoadFabric).
-    std::fflush(nullptr);
-    std::_Exit(topolaunch::ExitStatusFor(fabric.error().code));
-  }
+  if (!fabric.ok()) Fail(fabric.error());
   PrintFabric(*fabric);
   return 0;
 }
