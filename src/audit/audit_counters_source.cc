@@ -9,10 +9,11 @@
 // umad2sim (ibsim) shares one simulator connection between all ports of a
 // process and then hands some answers to the wrong one.
 //
-// As with the fabric walk, a blocked umad call cannot be cancelled: the
+// As in the fabric walk, a blocked umad call cannot be cancelled: the
 // query loop runs on a helper thread that owns everything it touches
 // through a shared_ptr, and at the deadline the caller returns kTimeout and
-// leaves it behind.
+// leaves it behind. (The walk itself runs on the caller's thread, under a
+// watchdog that ends the process at the deadline: ibnetdisc_fabric_source.cc.)
 #include "audit/audit_counters_source.h"
 
 #include <infiniband/mad.h>

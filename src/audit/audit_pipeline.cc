@@ -1,10 +1,11 @@
 // The passes of `audit`: read the inputs, run the checks, collect the report.
 //
 // Every part that touches the world (fabric walk, MADs, sysfs) runs under
-// the one deadline the caller set, so a prolog never hangs: the live fabric
-// source and the counter source abandon their threads at the deadline, and
-// the node facts are read on a helper thread for the same reason (a wedged
-// driver can block a sysfs read).
+// the one deadline the caller set, so a prolog never hangs: the live walk's
+// watchdog ends the process at the deadline (options.live.past_deadline),
+// the counter source abandons its thread there, and the node facts are read
+// on a helper thread for the same reason (a wedged driver can block a sysfs
+// read).
 #include "audit/audit_pipeline.h"
 
 #include <thread>
