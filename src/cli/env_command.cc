@@ -108,11 +108,6 @@ Status WriteNcclTopo(const std::string& file, const Topology& topology, FabricKi
   return Ok{};
 }
 
-std::string DefaultTemplatesDir() {
-  std::error_code ec;
-  return std::filesystem::is_directory(TOPOLAUNCH_TEMPLATES_DIR, ec) ? TOPOLAUNCH_TEMPLATES_DIR : "";
-}
-
 int RunEnv(EnvFlags& flags) {
   if (flags.json) flags.format = "json";
   Result<Topology> topology = LoadTopology(flags);

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // The last resort, after every destructor on the way has run (a run's
     // nodes are stopped by then): a message and exit 3, never abort().
-    topolaunch::cli::PrintTo(stderr, fmt::format("topolaunch: error: internal: {}\n", e.what()));
+    topolaunch::PrintTo(stderr, fmt::format("topolaunch: error: internal: {}\n", e.what()));
     return 3;
   }
   return exit_status;

@@ -5,7 +5,6 @@
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
-#include "cli/host_pool.h"
 #include "core/hostfile.h"
 #include "core/hostlist.h"
 #include "core/text_io.h"
@@ -16,6 +15,7 @@
 #include "rankmap/plan_json.h"
 #include "rankmap/plan_launcher_formats.h"
 #include "rankmap/plan_table.h"
+#include "run/host_pool.h"
 #include "topolaunch/topology_json.h"
 
 namespace topolaunch::cli {
@@ -50,7 +50,7 @@ Result<std::string> FormatPlan(const Plan& plan, const Topology* topology, const
 
 Result<PlanRequest> BuildRequest(const PlanFlags& flags, const Topology* topology) {
   PlanRequest request;
-  Result<HostPool> pool = ReadHostPool(flags.hostfile, flags.hosts);
+  Result<run::HostPool> pool = run::ReadHostPool(flags.hostfile, flags.hosts);
   if (!pool.ok()) return pool.take_error();
   request.hosts = std::move(pool->hosts);
   std::optional<int> slots = pool->slots;

@@ -1,16 +1,15 @@
 // `topolaunch run`: start torchrun on every node (srun, SSH), in the planned
-// order, each worker bound; stop them all when one fails or on Ctrl-C.
+// order, each worker bound; stop them all when one fails or on Ctrl-C. The
+// options are parsed here; the job itself is src/run/ (run_job.h).
 #include "cli/cli_output.h"
 #include "cli/commands.h"
-#include "cli/run_job.h"
+#include "run/run_job.h"
 
 namespace topolaunch::cli {
 
-void AddRunCommand(CLI::App& app, int& exit_status) {
-  auto flags = std::make_shared<RunFlags>();
-  CLI::App* cmd = app.add_subcommand("run", "Start torchrun on every node (srun inside Slurm, else SSH), in the planned rank order, each rank bound");
-  cmd->prefix_command();  // SCRIPT and everything after it reach the script untouched
-  cmd->footer(R"EX(Options go before SCRIPT; SCRIPT and everything after it are passed to the
+namespace {
+
+constexpr const char* kRunFooter = R"EX(Options go before SCRIPT; SCRIPT and everything after it are passed to the
 script byte for byte.
 
 Examples:
@@ -52,79 +51,115 @@ attempt is listed at the end.
   topolaunch run --hosts 'node[1-5]' --nnodes 4 --max-restarts 3 --audit --failed-hosts lost.txt train.py
 
 Exit status: 0 every node succeeded, 1 the job failed, 2 bad usage or input,
-3 preflight failed (nothing started), 130 interrupted.)EX");
-  cmd->add_option("--launcher", flags->launcher,
+3 preflight failed (nothing started), 130 interrupted.)EX";
+
+// Where the job runs: the launcher, the pool, how many nodes and ranks, the fabric.
+void AddPoolOptions(CLI::App* cmd, run::RunOptions& options) {
+  cmd->add_option("--launcher", options.launcher,
                   "how the nodes are reached: auto (srun inside a Slurm allocation, else ssh with hosts, else local), "
                   "ssh, srun, local")
       ->check(CLI::IsMember({"auto", "ssh", "srun", "local"}))
       ->capture_default_str();
-  auto* hosts = cmd->add_option("--hosts", flags->hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
-  auto* hostfile = cmd->add_option("--hostfile", flags->hostfile, "host file: 'host slots=N' per line, '#' comments");
+  auto* hosts = cmd->add_option("--hosts", options.hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
+  auto* hostfile = cmd->add_option("--hostfile", options.hostfile, "host file: 'host slots=N' per line, '#' comments");
   hosts->excludes(hostfile);
-  cmd->add_option("--nproc-per-node", flags->nproc_per_node,
+  cmd->add_option("--nproc-per-node", options.nproc_per_node,
                   "ranks per node (default: the hostfile's slots, else one per GPU, the count every node reports in the "
                   "preflight; 1 with --no-gpus)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--nnodes", flags->nnodes,
+  cmd->add_option("--nnodes", options.nnodes,
                   "use this many hosts of the pool, chosen by the fabric as `plan --nnodes` does (fewest leaves, then "
                   "fewest spine groups); the rest stay idle and are named")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--topology", flags->topology, "topology.json from `topolaunch discover` (default: the live fabric when this machine has an HCA)");
-  cmd->add_flag("--dry-run", flags->dry_run, "run the preflight, print each node's exact command and environment (secrets masked), start nothing");
-  cmd->add_option("--torchrun", flags->torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")
+  cmd->add_option("--topology", options.topology, "topology.json from `topolaunch discover` (default: the live fabric when this machine has an HCA)");
+}
+
+// What each node runs, with what, and where its output goes.
+void AddWorkerOptions(CLI::App* cmd, run::RunOptions& options) {
+  cmd->add_flag("--dry-run", options.dry_run, "run the preflight, print each node's exact command and environment (secrets masked), start nothing");
+  cmd->add_option("--torchrun", options.torchrun, "torchrun command on the nodes, e.g. '/opt/venv/bin/torchrun' or 'torchrun --redirects 9:0 --tee 9:0'")
       ->capture_default_str();
-  cmd->add_option("--python", flags->python,
+  cmd->add_option("--python", options.python,
                   "Python interpreter on the nodes (default: the one torchrun itself runs under, from its #! line, "
                   "as plain torchrun does)");
-  cmd->add_option("--master-addr", flags->master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
-  cmd->add_option("--master-port", flags->master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
-  cmd->add_option("--env", flags->env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
+  cmd->add_option("--master-addr", options.master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
+  cmd->add_option("--master-port", options.master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--env", options.env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
       ->allow_extra_args(false);
-  cmd->add_option("--env-file", flags->env_file, "NAME=VALUE lines to set on every node");
-  cmd->add_option("--log-dir", flags->log_dir,
+  cmd->add_option("--env-file", options.env_file, "NAME=VALUE lines to set on every node");
+  cmd->add_option("--log-dir", options.log_dir,
                   "write each rank's output to DIR/RANK.log and each node's own (torchrun's) to DIR/HOST.log, "
                   "instead of labelled lines");
-  cmd->add_option("--ranks-output", flags->ranks_output,
+  cmd->add_option("--ranks-output", options.ranks_output,
                   "show only these ranks' lines, e.g. 0 or 0,3 or 0-7 (global ranks; with --log-dir, shown on top of the files)");
-  cmd->add_flag("--no-gpus", flags->no_gpus, "CPU-only job (gloo): nodes need no GPUs");
-  cmd->add_flag("--allow-unknown", flags->allow_unknown, "hosts not on the fabric go last instead of failing");
-  cmd->add_option("--grace", flags->grace_s, "seconds between SIGTERM and SIGKILL when stopping nodes")->check(CLI::Range(0.0, 600.0))->capture_default_str();
-  cmd->add_option("--heartbeat", flags->heartbeat_s,
+  cmd->add_flag("--no-gpus", options.no_gpus, "CPU-only job (gloo): nodes need no GPUs");
+  cmd->add_flag("--allow-unknown", options.allow_unknown, "hosts not on the fabric go last instead of failing");
+}
+
+// Reaching the nodes and stopping them.
+void AddConnectionOptions(CLI::App* cmd, run::RunOptions& options) {
+  cmd->add_option("--grace", options.grace_s, "seconds between SIGTERM and SIGKILL when stopping nodes")->check(CLI::Range(0.0, 600.0))->capture_default_str();
+  cmd->add_option("--heartbeat", options.heartbeat_s,
                   "seconds between heartbeats to the agents; an agent that misses three (the login node cut off) stops its node; 0: off")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
-  cmd->add_option("--connect-timeout", flags->connect_timeout_s, "seconds to connect and log in to a node")->check(CLI::Range(0.1, 600.0))->capture_default_str();
-  cmd->add_option("--preflight-timeout", flags->preflight_timeout_s, "seconds for every node's preflight answer")->check(CLI::Range(1.0, 3600.0))->capture_default_str();
-  cmd->add_flag("--accept-new-host-keys", flags->accept_new_host_keys, "add unknown host keys to known_hosts (OpenSSH's accept-new); changed keys are still refused");
-  cmd->add_option("--known-hosts", flags->known_hosts, "known_hosts file (default: ~/.ssh/known_hosts)");
-  cmd->add_option("--ssh-config", flags->ssh_config, "ssh client config (default: ~/.ssh/config)");
-  cmd->add_option("--remote-topolaunch", flags->remote_topolaunch, "path of topolaunch on the nodes (default: this binary's path)");
-  cmd->add_option("--cwd", flags->cwd, "working folder on the nodes (default: this one, as on a shared file system; '~': the login folder)");
-  cmd->add_option("--max-restarts", flags->max_restarts,
+  cmd->add_option("--connect-timeout", options.connect_timeout_s, "seconds to connect and log in to a node")->check(CLI::Range(0.1, 600.0))->capture_default_str();
+  cmd->add_option("--preflight-timeout", options.preflight_timeout_s, "seconds for every node's preflight answer")->check(CLI::Range(1.0, 3600.0))->capture_default_str();
+  cmd->add_flag("--accept-new-host-keys", options.accept_new_host_keys, "add unknown host keys to known_hosts (OpenSSH's accept-new); changed keys are still refused");
+  cmd->add_option("--known-hosts", options.known_hosts, "known_hosts file (default: ~/.ssh/known_hosts)");
+  cmd->add_option("--ssh-config", options.ssh_config, "ssh client config (default: ~/.ssh/config)");
+  cmd->add_option("--remote-topolaunch", options.remote_topolaunch, "path of topolaunch on the nodes (default: this binary's path)");
+  cmd->add_option("--cwd", options.cwd, "working folder on the nodes (default: this one, as on a shared file system; '~': the login folder)");
+}
+
+// After a failure: restarts, spares, the nodes lost; the preflight's audit.
+void AddRestartOptions(CLI::App* cmd, run::RunOptions& options) {
+  cmd->add_option("--max-restarts", options.max_restarts,
                   "after a failure, start the job again up to N times: a lost node is replaced by a spare of the pool "
                   "(same NVLink domain or leaf first), a failed worker restarts on the same nodes; workers see "
                   "TOPOLAUNCH_RESTART_COUNT")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  cmd->add_option("--restart-delay", flags->restart_delay_s, "seconds to wait before each restart (a flapping link settles)")
+  cmd->add_option("--restart-delay", options.restart_delay_s, "seconds to wait before each restart (a flapping link settles)")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
-  cmd->add_option("--min-nnodes", flags->min_nnodes,
+  cmd->add_option("--min-nnodes", options.min_nnodes,
                   "with no spare left for a lost node, go on with fewer nodes down to this many (the world size "
                   "changes); default: never fewer")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--failed-hosts", flags->failed_hosts, "write the nodes lost during the run to FILE, one per line (to drain them)");
-  cmd->add_flag("--audit", flags->audit,
+  cmd->add_option("--failed-hosts", options.failed_hosts, "write the nodes lost during the run to FILE, one per line (to drain them)");
+  cmd->add_flag("--audit", options.audit,
                 "the preflight also runs the node checks of `audit --local` (HCA ports, GPU PCIe links, NUMA memory, "
                 "NVLink fabric) on every node: a node with an error finding is not ready (with --max-restarts, a "
                 "spare's failing check makes it lost in turn)");
-  cmd->add_option("--audit-sysfs-root", flags->audit_sysfs_root, "tests: the sysfs tree --audit reads on every node")
+  cmd->add_option("--audit-sysfs-root", options.audit_sysfs_root, "tests: the sysfs tree --audit reads on every node")
       ->group("");
-  cmd->add_option("--templates", flags->templates, "folder of env profile templates (see `topolaunch env`)");
-  cmd->add_option("--profile", flags->profile, "env profile: auto, infiniband, roce, tcp")
+}
+
+// The env profile every node's NCCL settings start from.
+void AddProfileOptions(CLI::App* cmd, run::RunOptions& options) {
+  cmd->add_option("--templates", options.templates, "folder of env profile templates (see `topolaunch env`)");
+  cmd->add_option("--profile", options.profile, "env profile: auto, infiniband, roce, tcp")
       ->check(CLI::IsMember({"auto", "infiniband", "roce", "tcp"}))
       ->capture_default_str();
-  cmd->callback([cmd, flags, &exit_status] { exit_status = RunJob(*flags, cmd->remaining()); });
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<run::RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Start torchrun on every node (srun inside Slurm, else SSH), in the planned rank order, each rank bound");
+  cmd->prefix_command();  // SCRIPT and everything after it reach the script untouched
+  cmd->footer(kRunFooter);
+  AddPoolOptions(cmd, *options);
+  AddWorkerOptions(cmd, *options);
+  AddConnectionOptions(cmd, *options);
+  AddRestartOptions(cmd, *options);
+  AddProfileOptions(cmd, *options);
+  cmd->callback([cmd, options, &exit_status] {
+    run::RunContext context{{VersionString(), NowRfc3339(), ""}, DefaultTemplatesDir(), ExitAfterTimeout};
+    exit_status = run::RunJob(*options, context, cmd->remaining());
+  });
 }
 
 }  // namespace topolaunch::cli

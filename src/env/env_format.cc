@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.h"
-#include "launch/command.h"  // ShellQuote
+#include "core/shell_quote.h"
 
 namespace topolaunch {
 

@@ -6,28 +6,6 @@
 
 namespace topolaunch {
 
-std::string ShellQuote(std::string_view argument) {
-  std::string out = "'";
-  for (char c : argument) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += '\'';
-  return out;
-}
-
-std::string ShellJoin(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& argument : argv) {
-    if (!out.empty()) out += ' ';
-    out += ShellQuote(argument);
-  }
-  return out;
-}
-
 bool IsValidEnvName(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
   for (char c : name) {

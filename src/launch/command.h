@@ -2,10 +2,7 @@
 // rendering as one POSIX shell command line, for the SSH "exec" request.
 //
 // sshd hands the exec string to the user's login shell (`$SHELL -c STRING`),
-// so every argument is single-quoted: inside '...' the shell interprets
-// nothing, and a single quote itself is written '\'' (close, escaped quote,
-// reopen). That carries any byte except NUL through unchanged: spaces,
-// quotes, `$`, `;`, backslashes, newlines.
+// so every argument is single-quoted (core/shell_quote.h).
 #pragma once
 
 #include <string>
@@ -13,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/shell_quote.h"
 #include "topolaunch/result.h"
 
 namespace topolaunch {
@@ -24,13 +22,6 @@ struct Command {
   std::string cwd{};                                     ///< empty: the login directory / ours
   bool operator==(const Command&) const = default;
 };
-
-/// One argument quoted for a POSIX shell: `'...'`, with `'` as `'\''`.
-/// The empty string becomes `''`.
-std::string ShellQuote(std::string_view argument);
-
-/// The arguments quoted and joined by single spaces.
-std::string ShellJoin(const std::vector<std::string>& argv);
 
 /// The command as one shell line: `cd 'CWD' && export 'K=V' && exec 'ARG0' ...`
 /// (parts omitted when empty). Environment values appear in the remote

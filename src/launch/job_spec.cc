@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "launch/binding_spec.h"
+#include "core/shell_quote.h"
 #include "launch/command.h"
 
 namespace topolaunch {

@@ -1,4 +1,4 @@
-// `run --max-restarts`: the job's attempts. A pass (cli/run_job.cc) plans,
+// `run --max-restarts`: the job's attempts. A pass (run/stages.h) plans,
 // preflights and runs the job once; this loop decides what comes next.
 // Pure: the pass, the notes and the wait are passed in, so tests drive the
 // loop with a recording fake pass and no clock.

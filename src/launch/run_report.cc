@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/shell_quote.h"
 #include "launch/command.h"
 #include "launch/job_env.h"
 

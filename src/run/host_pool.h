@@ -9,7 +9,7 @@
 
 #include "topolaunch/result.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 struct HostPool {
   std::vector<std::string> hosts;  ///< in the user's order; empty: none given
@@ -23,4 +23,4 @@ struct HostPool {
 /// Reads the pool. Errors name the file:line or the variable.
 Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& hosts_expression);
 
-}  // namespace topolaunch::cli
+}  // namespace topolaunch::run

@@ -1,4 +1,4 @@
-#include "cli/host_pool.h"
+#include "run/host_pool.h"
 
 #include <cstdlib>
 
@@ -6,7 +6,7 @@
 #include "core/hostlist.h"
 #include "core/text_io.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 namespace {
 
@@ -58,4 +58,4 @@ Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& ho
   return pool;
 }
 
-}  // namespace topolaunch::cli
+}  // namespace topolaunch::run

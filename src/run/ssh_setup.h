@@ -9,7 +9,7 @@
 #include "launch/ssh_executor.h"
 #include "topolaunch/result.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 struct SshSetupFlags {
   bool accept_new_host_keys = false;
@@ -21,4 +21,4 @@ struct SshSetupFlags {
 /// Errors: kBadInput naming ~/.ssh/config:line for a bad config.
 Result<SshOptions> ReadSshSetup(const SshSetupFlags& flags);
 
-}  // namespace topolaunch::cli
+}  // namespace topolaunch::run

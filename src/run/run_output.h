@@ -21,11 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "launch/queued_printer.h"
 #include "launch/rank_lines.h"
 #include "launch/run_session.h"
 #include "topolaunch/result.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 /// Which lines the terminal shows.
 struct TerminalChoice {
@@ -103,4 +104,23 @@ class TeePrinter : public LinePrinter {
   std::vector<LinePrinter*> printers_;
 };
 
-}  // namespace topolaunch::cli
+/// The terminal, and with --log-dir the files, as printer().
+struct RunOutput {
+  std::unique_ptr<PrefixPrinter> terminal;
+  std::unique_ptr<LogDirPrinter> files;
+  std::unique_ptr<TeePrinter> both;
+  std::optional<RankSet> ranks_output;  ///< --ranks-output, parsed
+  QueuedLinePrinter* queued = nullptr;  ///< what the session prints through, once made
+  LinePrinter& printer() {
+    if (both) return *both;
+    return *terminal;
+  }
+};
+
+/// The terminal (a status drawn in place when stderr is one), and with
+/// `log_dir` the files; `ranks_output` is --ranks-output. Errors: a bad
+/// rank set (kBadUsage), a file that cannot be created (LogDirPrinter::Open).
+Result<std::unique_ptr<RunOutput>> OpenRunOutput(const std::string& log_dir, const std::string& ranks_output,
+                                                 const std::vector<SessionNode>& nodes);
+
+}  // namespace topolaunch::run

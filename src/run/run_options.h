@@ -1,17 +1,19 @@
-// `topolaunch run` after option parsing: the passes of one job, in order
-// (hosts → fabric order → preflight on every node → plan with the nodes'
-// layouts → env per node → launch or dry-run → supervise → summary). When
-// the nodes' own layouts show NVLink domains the topology did not, the
-// order changes: nothing has started, so the job is planned again with
-// those layouts and the new order gets a preflight of its own.
+// What `topolaunch run` is asked: its options as the CLI parsed them
+// (cli/run_command.cc, whose --help says what each means), and what it takes
+// from the program around it (RunContext).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
-namespace topolaunch::cli {
+#include "topolaunch/result.h"
+#include "topolaunch/topology.h"
 
-struct RunFlags {
+namespace topolaunch::run {
+
+/// One field per option of `run`, with its default.
+struct RunOptions {
   std::string hosts;
   std::string hostfile;
   std::string launcher = "auto";  ///< auto, ssh, srun, local (see launch/launcher_choice.h)
@@ -48,11 +50,13 @@ struct RunFlags {
   std::string audit_sysfs_root;  ///< tests: where those read sysfs ("" = /)
 };
 
-/// Runs the job; `script_and_args` is SCRIPT followed by its arguments,
-/// exactly as given. With --max-restarts, a failed attempt is followed by
-/// another (run_job.cc says on which nodes). Returns the exit status: 0
-/// every node succeeded, 1 the job failed, 2 bad usage or input, 3
-/// preflight failed (nothing started), 130 interrupted.
-int RunJob(const RunFlags& flags, const std::vector<std::string>& script_and_args);
+/// What the program around `run` supplies.
+struct RunContext {
+  Generated generated;            ///< who and when, for a topology walked live
+  std::string default_templates;  ///< env profiles without --templates ("": the built-in ones)
+  /// A live walk past its deadline: report the error and end the process
+  /// (LiveFabricOptions::past_deadline); before any node was touched.
+  std::function<void(const Error&)> past_deadline;
+};
 
-}  // namespace topolaunch::cli
+}  // namespace topolaunch::run

@@ -1,4 +1,6 @@
-#include "cli/run_output.h"
+#include "run/run_output.h"
+
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -6,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/cli_output.h"
+#include "core/console.h"
 #include "core/terminal_text.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 PrefixPrinter::PrefixPrinter(std::vector<SessionNode> nodes, TerminalChoice choice, std::FILE* out, std::FILE* err,
                              bool status_in_place)
@@ -121,4 +123,25 @@ void LogDirPrinter::Line(const NodeLine& line) {
   Write(file, line.text);
 }
 
-}  // namespace topolaunch::cli
+Result<std::unique_ptr<RunOutput>> OpenRunOutput(const std::string& log_dir, const std::string& ranks_output,
+                                                 const std::vector<SessionNode>& nodes) {
+  auto output = std::make_unique<RunOutput>();
+  if (!ranks_output.empty()) {
+    Result<RankSet> ranks = RankSet::Parse(ranks_output, "--ranks-output");
+    if (!ranks.ok()) return ranks.take_error();
+    output->ranks_output = std::move(ranks).value();
+  }
+  TerminalChoice choice;
+  choice.ranks = output->ranks_output;
+  choice.node_lines = log_dir.empty();
+  choice.rank_lines = log_dir.empty() || choice.ranks;
+  output->terminal = std::make_unique<PrefixPrinter>(nodes, std::move(choice), stdout, stderr, isatty(STDERR_FILENO) == 1);
+  if (log_dir.empty()) return output;
+  Result<std::unique_ptr<LogDirPrinter>> files = LogDirPrinter::Open(log_dir, nodes);
+  if (!files.ok()) return files.take_error();
+  output->files = std::move(files).value();
+  output->both = std::make_unique<TeePrinter>(std::vector<LinePrinter*>{output->files.get(), output->terminal.get()});
+  return output;
+}
+
+}  // namespace topolaunch::run

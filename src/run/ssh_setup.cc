@@ -1,4 +1,4 @@
-#include "cli/ssh_setup.h"
+#include "run/ssh_setup.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include "core/text_io.h"
 
-namespace topolaunch::cli {
+namespace topolaunch::run {
 
 namespace {
 
@@ -43,4 +43,4 @@ Result<SshOptions> ReadSshSetup(const SshSetupFlags& flags) {
   return options;
 }
 
-}  // namespace topolaunch::cli
+}  // namespace topolaunch::run
