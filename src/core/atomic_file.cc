@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 
 namespace topolaunch {
@@ -29,68 +30,80 @@ int WriteAll(int fd, std::string_view bytes) {
   return 0;
 }
 
-// Where output for `path` goes. A regular file (or none yet) is replaced by
-// rename. Renaming over anything else would replace the thing itself: as
-// root, `-o /dev/null` turned /dev/null into a regular file for the whole
-// machine, and a symlink (/etc/slurm/topology.conf pointing at a shared
-// copy) became a file of its own. So a symlink to a regular file is
-// followed and its target replaced; a device, a pipe or a socket, or a
-// link that points nowhere yet, is written in place.
-struct OutputTarget {
-  std::string path;
-  bool in_place = false;
-};
-
-Result<OutputTarget> ResolveOutput(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return OutputTarget{path};
-    return Failed(path, "cannot look at it", errno);
-  }
-  if (S_ISLNK(st.st_mode)) {
-    if (stat(path.c_str(), &st) != 0) return OutputTarget{path, true};  // dangling: created through the link
-    if (S_ISREG(st.st_mode)) {
-      char* real = realpath(path.c_str(), nullptr);
-      if (!real) return Failed(path, "cannot follow the link", errno);
-      OutputTarget target{real};
-      std::free(real);
-      return target;
-    }
-  }
-  if (S_ISDIR(st.st_mode)) return Failed(path, "cannot write", EISDIR);
-  return OutputTarget{path, !S_ISREG(st.st_mode)};
+// A fresh temporary name beside the output: NAME.tmp.XXXXXX.
+std::string TemporaryName(const std::string& name) {
+  static constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device random;
+  std::string temp = name + ".tmp.";
+  for (int i = 0; i < 6; ++i) temp += kLetters[random() % kLetters.size()];
+  return temp;
 }
 
-// The file to write: the target itself when it is written in place (`temp`
-// left empty), else a temporary file beside it (mkstemp: a fresh name, 0600).
-Result<int> OpenOutput(const OutputTarget& target, std::string& temp) {
-  if (target.in_place) {
-    int fd = open(target.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Failed(target.path, "cannot open", errno);
+// The file to write: the thing itself when it is written in place (`temp`
+// left empty), else a temporary file beside it (a fresh name, 0600, made in
+// the folder the walk holds open, so nobody can move it elsewhere).
+Result<int> OpenOutput(const OutputPlace& place, std::string& temp) {
+  if (place.kind == OutputPlace::Kind::kInPlace) {
+    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (place.through_link ? 0 : O_NOFOLLOW);
+    int fd = openat(place.folder, place.name.c_str(), flags);
+    if (fd < 0) return Failed(place.path, "cannot open", errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+      close(fd);
+      return Error(ErrorCode::kBadInput, place.path, "changed while it was opened: no longer a character device or FIFO");
+    }
     return fd;
   }
-  temp = target.path + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) return Failed(target.path, "cannot create a temporary file beside it", errno);
-  return fd;
+  for (int tries = 0; tries < 100; ++tries) {
+    temp = TemporaryName(place.name);
+    int fd = openat(place.folder, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) break;
+  }
+  int err = errno;
+  temp.clear();
+  return Failed(place.path, "cannot create a temporary file beside it", err);
 }
 
-// Flushes, closes and renames the written temporary file over `path`; on
+// A new file is an ordinary data file (0644); a replaced one keeps its
+// permissions and, where this process may set it (root, or its own file),
+// its owner and group: a root cron job rewriting a user's file leaves it
+// theirs.
+Status TakeOverMode(const OutputPlace& place, int fd) {
+  if (place.kind != OutputPlace::Kind::kReplace) {
+    fchmod(fd, 0644);
+    return Ok{};
+  }
+  const struct stat& old = place.existing;
+  if (old.st_uid != geteuid() || old.st_gid != getegid())
+    if (fchown(fd, old.st_uid, old.st_gid) != 0 && geteuid() == 0) return Failed(place.path, "cannot keep its owner", errno);
+  if (fchmod(fd, old.st_mode & 0777) != 0) return Failed(place.path, "cannot keep its mode", errno);
+  return Ok{};
+}
+
+// Flushes, closes and renames the written temporary file over the place; on
 // failure removes it. Without a temporary file (written in place) it only
 // closes. Closes `fd` in every case.
-Status Publish(const std::string& path, const std::string& temp, int fd) {
-  if (temp.empty()) return close(fd) == 0 ? Status(Ok{}) : Failed(path, "cannot write", errno);
-  // mkstemp creates 0600; output files are ordinary data files.
-  fchmod(fd, 0644);
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    int err = errno;
-    unlink(temp.c_str());
-    return Failed(path, "cannot flush", err);
+Status Publish(const OutputPlace& place, const std::string& temp, int fd) {
+  if (temp.empty()) return close(fd) == 0 ? Status(Ok{}) : Failed(place.path, "cannot write", errno);
+  Status kept = TakeOverMode(place, fd);
+  int err = 0;
+  if (!kept.ok()) {
+    close(fd);
+  } else if (fsync(fd) != 0) {
+    err = errno;
+    close(fd);
+  } else if (close(fd) != 0) {
+    err = errno;
   }
-  if (rename(temp.c_str(), path.c_str()) != 0) {
+  if (!kept.ok() || err) {
+    unlinkat(place.folder, temp.c_str(), 0);
+    return kept.ok() ? Failed(place.path, "cannot flush", err) : kept;
+  }
+  if (renameat(place.folder, temp.c_str(), place.folder, place.name.c_str()) != 0) {
     int err = errno;
-    unlink(temp.c_str());
-    return Failed(path, "cannot rename the temporary file over it", err);
+    unlinkat(place.folder, temp.c_str(), 0);
+    return Failed(place.path, "cannot rename the temporary file over it", err);
   }
   return Ok{};
 }
@@ -98,36 +111,36 @@ Status Publish(const std::string& path, const std::string& temp, int fd) {
 }  // namespace
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
-  Result<OutputTarget> target = ResolveOutput(path);
-  if (!target.ok()) return target.take_error();
+  Result<OutputPlace> place = FindOutputPlace(path, geteuid());
+  if (!place.ok()) return place.take_error();
   std::string temp;
-  Result<int> fd = OpenOutput(*target, temp);
+  Result<int> fd = OpenOutput(*place, temp);
   if (!fd.ok()) return fd.take_error();
   if (int err = WriteAll(*fd, contents)) {
     close(*fd);
-    if (!temp.empty()) unlink(temp.c_str());
+    if (!temp.empty()) unlinkat(place->folder, temp.c_str(), 0);
     return Failed(path, "cannot write", err);
   }
-  return Publish(target->path, temp, *fd);
+  return Publish(*place, temp, *fd);
 }
 
 Result<std::unique_ptr<AtomicFileStream>> AtomicFileStream::Open(const std::string& path) {
-  Result<OutputTarget> target = ResolveOutput(path);
-  if (!target.ok()) return target.take_error();
+  Result<OutputPlace> place = FindOutputPlace(path, geteuid());
+  if (!place.ok()) return place.take_error();
   std::string temp;
-  Result<int> fd = OpenOutput(*target, temp);
+  Result<int> fd = OpenOutput(*place, temp);
   if (!fd.ok()) return fd.take_error();
-  return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(target->path, std::move(temp), *fd));
+  return std::unique_ptr<AtomicFileStream>(new AtomicFileStream(std::move(place).value(), std::move(temp), *fd));
 }
 
-AtomicFileStream::AtomicFileStream(std::string path, std::string temp, int fd)
-    : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), writer_([this] { WritePieces(); }) {}
+AtomicFileStream::AtomicFileStream(OutputPlace place, std::string temp, int fd)
+    : place_(std::move(place)), temp_(std::move(temp)), fd_(fd), writer_([this] { WritePieces(); }) {}
 
 AtomicFileStream::~AtomicFileStream() {
   Finish();
   if (!committed_) {
     close(fd_);
-    if (!temp_.empty()) unlink(temp_.c_str());
+    if (!temp_.empty()) unlinkat(place_.folder, temp_.c_str(), 0);
   }
 }
 
@@ -169,10 +182,10 @@ void AtomicFileStream::Finish() {
 
 Status AtomicFileStream::Commit() {
   Finish();
-  if (committed_) return Error(ErrorCode::kUnavailable, path_, "committed twice");
-  if (error_) return Failed(path_, "cannot write", error_);
+  if (committed_) return Error(ErrorCode::kUnavailable, place_.path, "committed twice");
+  if (error_) return Failed(place_.path, "cannot write", error_);
   committed_ = true;  // Publish closes the file and cleans up after itself
-  return Publish(path_, temp_, fd_);
+  return Publish(place_, temp_, fd_);
 }
 
 }  // namespace topolaunch

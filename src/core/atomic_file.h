@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "core/output_place.h"
 #include "topolaunch/result.h"
 
 namespace topolaunch {
@@ -16,9 +17,12 @@ namespace topolaunch {
 /// Writes `contents` to a temporary file beside `path`, fsyncs it and renames
 /// it over `path`. On any error the temporary file is removed and `path` is
 /// untouched; the error (kUnavailable) names `path` and the OS reason.
-/// A symlink to a regular file is followed: its target is replaced and the
-/// link stays. A path that is not a regular file (/dev/null, /dev/stdout, a
-/// pipe) or a link to nothing yet is written in place, never replaced.
+/// `path` is found as core/output_place.h says: a symlink is followed only
+/// where nobody but root and the caller could have made it (then its target
+/// is replaced and the link stays), never to create a file; a file replaced
+/// keeps its mode and owner; a character device or FIFO (/dev/null,
+/// /dev/stdout to a pipe) is written in place, never replaced. A refused
+/// path is kBadInput naming the link and its owner.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
 /// The same, for a document made in pieces: each piece is written by a
@@ -43,13 +47,13 @@ class AtomicFileStream {
   Status Commit();
 
  private:
-  AtomicFileStream(std::string path, std::string temp, int fd);
+  AtomicFileStream(OutputPlace place, std::string temp, int fd);
   void WritePieces();
   // Ends the writer thread after the pieces queued so far.
   void Finish();
 
-  std::string path_;
-  std::string temp_;
+  OutputPlace place_;
+  std::string temp_;  // the temporary file's name in place_.folder; "" when written in place
   int fd_;
   std::mutex mutex_;
   std::condition_variable changed_;

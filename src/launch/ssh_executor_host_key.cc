@@ -1,9 +1,14 @@
 // Host-key policy for the SSH executor, like OpenSSH's StrictHostKeyChecking
 // "yes" (or "accept-new" with --accept-new-host-keys): a changed key is
-// refused as a possible impostor, an unknown one is refused with the
-// command that accepts it, or appended to known_hosts under accept-new.
-// libssh2 would otherwise pick ecdsa even where known_hosts holds another
-// type for the host, so the known key types are asked for first.
+// refused as a possible impostor, and so is a key of a type known_hosts
+// does not hold for a host it knows (an impostor could otherwise present a
+// new type and be appended under accept-new); an unknown host is refused
+// with the command that accepts it, or appended under accept-new. A key
+// marked @revoked is refused for every host. known_hosts is read whole
+// (launch/known_hosts.h): a line libssh2 cannot read is an error naming it,
+// never the silent end of the file. libssh2 would otherwise pick ecdsa even
+// where known_hosts holds another type for the host, so the known key types
+// are asked for first.
 #include "launch/ssh_session_internal.h"
 
 #include <fcntl.h>
@@ -15,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text_io.h"
+#include "launch/known_hosts.h"
 #include "launch/ssh_config.h"
 
 namespace topolaunch::ssh_internal {
@@ -72,51 +79,106 @@ void PreferKnownHostKeys(LIBSSH2_SESSION* session, const std::string& known_host
   Ssh2().session_method_pref(session, LIBSSH2_METHOD_HOSTKEY, pref.c_str());
 }
 
+namespace {
+
+// known_hosts as libssh2 entries, every line read; a missing file is empty
+// (as OpenSSH has it). Failures name FILE:LINE.
+struct KnownHosts {
+  LIBSSH2_KNOWNHOSTS* libssh2 = nullptr;
+  KnownHostsFile file;
+  ~KnownHosts() {
+    if (libssh2) Ssh2().knownhost_free(libssh2);
+  }
+};
+
+std::optional<Failure> ReadKnownHosts(LIBSSH2_SESSION* session, const std::string& path, KnownHosts& known) {
+  std::string text;
+  if (access(path.c_str(), F_OK) == 0) {
+    Result<std::string> read = ReadTextFile(path);
+    if (!read.ok()) return Failure{ErrorCode::kUnavailable, read.error().Message()};
+    text = std::move(read).value();
+  }
+  Result<KnownHostsFile> parsed = ParseKnownHosts(text, path);
+  if (!parsed.ok()) return Failure{ErrorCode::kBadInput, parsed.error().Message()};
+  known.file = std::move(parsed).value();
+  known.libssh2 = Ssh2().knownhost_init(session);
+  if (!known.libssh2) return Failure{ErrorCode::kInternal, "cannot read known_hosts: " + LastError(session)};
+  for (const KnownHostsEntry& entry : known.file.plain)
+    if (Ssh2().knownhost_readline(known.libssh2, entry.text.data(), entry.text.size(), LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0)
+      return Failure{ErrorCode::kBadInput,
+                     fmt::format("{}:{}: libssh2 cannot read this entry ({}), so the file cannot be checked whole: fix "
+                                 "or remove the line",
+                                 path, entry.line, LastError(session))};
+  return std::nullopt;
+}
+
+// Appends the presented key for `entry` to known_hosts (accept-new).
+std::optional<Failure> AppendHostKey(LIBSSH2_SESSION* session, LIBSSH2_KNOWNHOSTS* known, const std::string& entry,
+                                     const char* key, size_t key_len, int key_type, const std::string& file) {
+  libssh2_knownhost* added = nullptr;
+  char line[16384];
+  size_t line_len = 0;
+  int typemask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | KnownHostKeyBit(key_type);
+  if (Ssh2().knownhost_addc(known, entry.c_str(), nullptr, key, key_len, nullptr, 0, typemask, &added) != 0 ||
+      Ssh2().knownhost_writeline(known, added, line, sizeof line, &line_len, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0)
+    return Failure{ErrorCode::kInternal, "cannot format the host key for known_hosts: " + LastError(session)};
+  std::optional<Failure> failure;
+  int fd = open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || write(fd, line, line_len) != static_cast<ssize_t>(line_len))
+    failure = Failure{ErrorCode::kUnavailable, fmt::format("cannot append to {}: {}", file, std::strerror(errno))};
+  if (fd >= 0) close(fd);
+  return failure;
+}
+
+}  // namespace
+
 std::optional<Failure> CheckHostKey(LIBSSH2_SESSION* session, const Target& target, const SshOptions& options,
                                     std::mutex& known_hosts_mutex) {
   size_t key_len = 0;
   int key_type = 0;
   const char* key = Ssh2().session_hostkey(session, &key_len, &key_type);
   if (!key) return Failure{ErrorCode::kUnavailable, "the server sent no host key"};
-  LIBSSH2_KNOWNHOSTS* known = Ssh2().knownhost_init(session);
+  const std::string& file = options.known_hosts_file;
   std::lock_guard lock(known_hosts_mutex);
-  Ssh2().knownhost_readfile(known, options.known_hosts_file.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH);
-  int mask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | KnownHostKeyBit(key_type);
+  KnownHosts known;
+  if (std::optional<Failure> failure = ReadKnownHosts(session, file, known)) return failure;
+  std::string presented = Base64(std::string_view(key, key_len));
+  for (const KnownHostsEntry& revoked : known.file.revoked)
+    if (revoked.key_base64 == presented)
+      return Failure{ErrorCode::kUnavailable, fmt::format("the {} host key ({}) is marked @revoked in {}:{}: refused",
+                                                          KeyTypeName(key_type), Fingerprint(session), file, revoked.line)};
+  int plain = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW;
   libssh2_knownhost* found = nullptr;
-  int check = Ssh2().knownhost_checkp(known, target.address.c_str(), target.port, key, key_len, mask, &found);
+  int check = Ssh2().knownhost_checkp(known.libssh2, target.address.c_str(), target.port, key, key_len,
+                                      plain | KnownHostKeyBit(key_type), &found);
+  // Key-type bits 0: any entry for the host counts, so a host known only by
+  // another type of key reads MISMATCH (libssh2's knownhost_check).
+  bool other_type_known = check == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND &&
+                          Ssh2().knownhost_checkp(known.libssh2, target.address.c_str(), target.port, key, key_len, plain,
+                                                  &found) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH;
   std::string entry = target.port == 22 ? target.address : fmt::format("[{}]:{}", target.address, target.port);
-  std::optional<Failure> failure;
-  if (check == LIBSSH2_KNOWNHOST_CHECK_MISMATCH) {
-    failure = Failure{ErrorCode::kUnavailable,
-                      fmt::format("the {} host key has CHANGED ({}; {} holds another): possibly an impostor. "
-                                  "If the host was reinstalled, remove the old key with `ssh-keygen -R '{}' -f {}` "
-                                  "and connect again",
-                                  KeyTypeName(key_type), Fingerprint(session), options.known_hosts_file, entry,
-                                  options.known_hosts_file)};
-  } else if (check != LIBSSH2_KNOWNHOST_CHECK_MATCH && !options.accept_new_host_keys) {
-    failure = Failure{ErrorCode::kUnavailable,
-                      fmt::format("unknown host key ({} {}), not in {}. To accept it, check the fingerprint and run "
-                                  "`ssh-keyscan -p {} -t {} {} >> {}`, or pass --accept-new-host-keys",
-                                  KeyTypeName(key_type), Fingerprint(session), options.known_hosts_file,
-                                  target.port, KeyTypeName(key_type), target.address, options.known_hosts_file)};
-  } else if (check != LIBSSH2_KNOWNHOST_CHECK_MATCH) {
-    libssh2_knownhost* added = nullptr;
-    char line[16384];
-    size_t line_len = 0;
-    int typemask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | KnownHostKeyBit(key_type);
-    if (Ssh2().knownhost_addc(known, entry.c_str(), nullptr, key, key_len, nullptr, 0, typemask, &added) != 0 ||
-        Ssh2().knownhost_writeline(known, added, line, sizeof line, &line_len, LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
-      failure = Failure{ErrorCode::kInternal, "cannot format the host key for known_hosts: " + LastError(session)};
-    } else {
-      int fd = open(options.known_hosts_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-      if (fd < 0 || write(fd, line, line_len) != static_cast<ssize_t>(line_len))
-        failure = Failure{ErrorCode::kUnavailable, fmt::format("cannot append to {}: {}", options.known_hosts_file,
-                                                               std::strerror(errno))};
-      if (fd >= 0) close(fd);
-    }
-  }
-  Ssh2().knownhost_free(known);
-  return failure;
+  if (check == LIBSSH2_KNOWNHOST_CHECK_MISMATCH || other_type_known)
+    return Failure{ErrorCode::kUnavailable,
+                   fmt::format("the {} host key has CHANGED ({}; {} holds {}): possibly an impostor. If the host was "
+                               "reinstalled, remove the old key with `ssh-keygen -R '{}' -f {}` and connect again",
+                               KeyTypeName(key_type), Fingerprint(session), file,
+                               other_type_known ? "only keys of another type for it" : "another", entry, file)};
+  if (check == LIBSSH2_KNOWNHOST_CHECK_MATCH) return std::nullopt;
+  for (const KnownHostsEntry& authority : known.file.authorities)
+    if (HostMatchesPatterns(authority.patterns, target.address, target.port))
+      return Failure{ErrorCode::kUnavailable,
+                     fmt::format("{}:{} vouches for this host with @cert-authority, but host certificates cannot be "
+                                 "checked here (libssh2): add the host's own key ({} {}) with `ssh-keyscan -p {} -t {} {} "
+                                 ">> {}` after checking its fingerprint",
+                                 file, authority.line, KeyTypeName(key_type), Fingerprint(session), target.port,
+                                 KeyTypeName(key_type), target.address, file)};
+  if (!options.accept_new_host_keys)
+    return Failure{ErrorCode::kUnavailable,
+                   fmt::format("unknown host key ({} {}), not in {}. To accept it, check the fingerprint and run "
+                               "`ssh-keyscan -p {} -t {} {} >> {}`, or pass --accept-new-host-keys",
+                               KeyTypeName(key_type), Fingerprint(session), file, target.port, KeyTypeName(key_type),
+                               target.address, file)};
+  return AppendHostKey(session, known.libssh2, entry, key, key_len, key_type, file);
 }
 
 }  // namespace topolaunch::ssh_internal

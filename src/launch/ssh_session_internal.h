@@ -35,7 +35,7 @@ namespace topolaunch::ssh_internal {
   X(session_method_pref) X(session_hostkey) X(session_callback_set) X(session_block_directions)               \
   X(hostkey_hash) X(keepalive_config) X(keepalive_send) X(userauth_publickey_fromfile_ex) X(agent_init)       \
   X(agent_set_identity_path) X(agent_connect) X(agent_list_identities) X(agent_get_identity)                  \
-  X(agent_userauth) X(agent_disconnect) X(agent_free) X(knownhost_init) X(knownhost_readfile)                 \
+  X(agent_userauth) X(agent_disconnect) X(agent_free) X(knownhost_init) X(knownhost_readline)                 \
   X(knownhost_checkp) X(knownhost_addc) X(knownhost_writeline) X(knownhost_free) X(channel_open_ex)           \
   X(channel_process_startup) X(channel_write_ex) X(channel_read_ex) X(channel_send_eof) X(channel_eof)        \
   X(channel_close) X(channel_wait_closed) X(channel_get_exit_status) X(channel_get_exit_signal)               \

@@ -1,5 +1,6 @@
 #include "run/run_output.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,20 @@
 #include "core/terminal_text.h"
 
 namespace topolaunch::run {
+
+namespace {
+
+// A log file made anew, never through a symlink (one planted in a shared
+// --log-dir would choose what `run` truncates); errno tells why not.
+std::FILE* CreateLogFile(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return nullptr;
+  std::FILE* stream = fdopen(fd, "w");
+  if (!stream) close(fd);
+  return stream;
+}
+
+}  // namespace
 
 PrefixPrinter::PrefixPrinter(std::vector<SessionNode> nodes, TerminalChoice choice, std::FILE* out, std::FILE* err,
                              bool status_in_place)
@@ -72,7 +87,7 @@ Result<std::unique_ptr<LogDirPrinter>> LogDirPrinter::Open(const std::string& di
   printer->dir_ = dir;
   for (const SessionNode& node : nodes) {
     std::string file = fmt::format("{}/{}.log", dir, node.host);
-    std::FILE* f = std::fopen(file.c_str(), "we");
+    std::FILE* f = CreateLogFile(file);
     if (!f) return Error(ErrorCode::kUnavailable, file, std::strerror(errno));
     printer->node_files_.push_back({file, f, false, "this node's"});
   }
@@ -113,7 +128,7 @@ void LogDirPrinter::Line(const NodeLine& line) {
   if (made) {
     file.path = fmt::format("{}/{}.log", dir_, line.label.rank);
     file.whose = fmt::format("rank {}'s", line.label.rank);
-    file.stream = std::fopen(file.path.c_str(), "we");
+    file.stream = CreateLogFile(file.path);
     if (!file.stream) {
       file.broken = true;
       Note(fmt::format("cannot create {} ({}): rank {}'s lines are dropped; the job goes on", file.path, std::strerror(errno),

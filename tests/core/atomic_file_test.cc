@@ -145,13 +145,17 @@ TEST(AtomicFileStream, ThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
   EXPECT_EQ(FilesIn(dir.path()), 2);
 }
 
-// A link to a file not there yet creates that file; the link stays.
-TEST(WriteFileAtomically, ThroughALinkToNothingYetCreatesItsTarget) {
+// A link to a file not there yet is never followed to create it: whoever
+// made the link would choose where the file appears (core/output_place.h).
+TEST(WriteFileAtomically, ThroughALinkToNothingYetCreatesNothing) {
   TempDir dir;
   std::filesystem::create_symlink("later.conf", dir.File("topology.conf"));
-  ASSERT_TRUE(WriteFileAtomically(dir.File("topology.conf"), "made\n").ok());
+  Status written = WriteFileAtomically(dir.File("topology.conf"), "made\n");
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(written.error().Message().find("a symbolic link to nothing"), std::string::npos) << written.error().Message();
   EXPECT_TRUE(IsSymlink(dir.File("topology.conf")));
-  EXPECT_EQ(ReadFile(dir.File("later.conf")), "made\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.File("later.conf")));
 }
 
 // What is not a regular file is written in place, never renamed over: as

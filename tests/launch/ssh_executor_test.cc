@@ -345,6 +345,86 @@ TEST_F(SshExecutorTest, AcceptNewAppendsTheKeyThenItIsKnown) {
   ASSERT_TRUE(again[0].ok()) << again[0].error().Message();
 }
 
+// node1's ed25519 host key as a known_hosts key field ("ssh-ed25519 AAAA...").
+std::string HostKeyField(const testing::NetnsTestbed& testbed) {
+  std::string key = testing::ReadFile(testbed.dir().File("host_ed25519.pub"));
+  return key.substr(0, key.rfind(' '));
+}
+
+// libssh2's own reader stopped at the first line it could not parse and
+// dropped the rest (the host's entry with it), silently.
+TEST_F(SshExecutorTest, ALineLibsshCannotReadIsAnErrorNamingItNotTheEndOfTheFile) {
+  std::string known = testing::ReadFile(known_hosts_);
+  std::ofstream(known_hosts_, std::ios::trunc) << "# ours\nnode9 ssh-ed25519 AAAA\n" << known;
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find(known_hosts_ + ":2: libssh2 cannot read this entry"), std::string::npos) << message;
+}
+
+// A line over libssh2's 4,091-byte buffer before the host's entry hid it.
+TEST_F(SshExecutorTest, ALongLineBeforeTheHostsEntryDoesNotHideIt) {
+  std::string known = testing::ReadFile(known_hosts_);
+  std::ofstream(known_hosts_, std::ios::trunc) << "# " << std::string(6000, 'x') << "\n" << known;
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_TRUE(started[0].ok()) << started[0].error().Message();
+  EXPECT_EQ((*started[0])->Wait(10s), ExitInfo{.exit_code = 0});
+}
+
+// An impostor for a known host presents a key type known_hosts does not
+// hold for it: under accept-new it was appended. The real sshd stands in:
+// known_hosts holds an RSA key for it, which it does not have, so it
+// presents ed25519.
+TEST_F(SshExecutorTest, ANewKeyTypeForAKnownHostIsRefusedLikeAChangedKey) {
+  testing::ProcessResult keygen = Keygen({"-t", "rsa", "-b", "2048", "-f", scratch_.File("rsa")});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.Describe();
+  std::string rsa = testing::ReadFile(scratch_.File("rsa.pub"));
+  std::ofstream(known_hosts_, std::ios::trunc) << "10.200.0.2 " << rsa.substr(0, rsa.rfind(' ')) << "\n";
+  SshOptions options = Options();
+  options.accept_new_host_keys = true;
+  SshExecutor executor(options);
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find("host key has CHANGED"), std::string::npos) << message;
+  EXPECT_NE(message.find("only keys of another type for it"), std::string::npos) << message;
+  EXPECT_EQ(testing::ReadFile(known_hosts_).find("ssh-ed25519"), std::string::npos) << "appended";
+}
+
+TEST_F(SshExecutorTest, ARevokedKeyIsRefusedEvenWhereItIsAlsoListed) {
+  std::ofstream(known_hosts_, std::ios::app) << "@revoked * " << HostKeyField(*testbed_) << "\n";
+  SshExecutor executor(Options());
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find("is marked @revoked in " + known_hosts_ + ":"), std::string::npos) << message;
+}
+
+// libssh2 cannot check host certificates: a host that only a
+// @cert-authority line vouches for is refused with what to do, even under
+// accept-new (which would otherwise trust its first key).
+TEST_F(SshExecutorTest, ACertAuthorityHostIsRefusedWithWhatToDo) {
+  std::ofstream(known_hosts_, std::ios::trunc) << "@cert-authority 10.200.0.* " << HostKeyField(*testbed_) << "\n";
+  SshOptions options = Options();
+  options.accept_new_host_keys = true;
+  SshExecutor executor(options);
+  LaunchRequest request{"node1", {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  ASSERT_FALSE(started[0].ok());
+  std::string message = started[0].error().Message();
+  EXPECT_NE(message.find(known_hosts_ + ":1 vouches for this host with @cert-authority, but host certificates cannot be "
+                         "checked here"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(testing::ReadFile(known_hosts_).find("\n10.200.0.2"), std::string::npos) << "appended";
+}
+
 TEST_F(SshExecutorTest, StoppedSshdAndSilentAddressFailClearlyAndInTime) {
   testbed_->StopNode(4);
   SshOptions options = Options();
