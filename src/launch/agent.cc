@@ -219,6 +219,7 @@ Result<int> RunConnectedAgent(std::string_view line) {
   signal(SIGPIPE, SIG_IGN);  // `run` may be gone: writes then fail instead of ending the agent
   int task = std::atoi(EnvOr("SLURM_PROCID", "0").c_str());
   ConnectHello hello{where->token, task, EnvOr("SLURMD_NODENAME", ThisHost())};
+  where->addresses = AddressesToTry(*where, EnvOr("SLURM_LAUNCH_NODE_IPADDR", ""));
   Result<int> connected = ConnectToRun(*where, hello, kConnectEach);
   if (!connected.ok()) return connected.take_error();
   int fd = *connected;

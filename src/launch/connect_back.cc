@@ -74,6 +74,11 @@ std::optional<ConnectBack> ParseConnectBack(std::string_view line) {
   return where;
 }
 
+std::vector<std::string> AddressesToTry(const ConnectBack& where, std::string_view launch_node) {
+  if (!launch_node.empty() && IsAddress(launch_node)) return {std::string(launch_node)};
+  return where.addresses;
+}
+
 std::string FormatRunGreeting(std::string_view token) {
   return fmt::format("{}{}\n", kGreetingPrefix, token.substr(0, kHalf));
 }

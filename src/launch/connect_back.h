@@ -54,6 +54,14 @@ bool IsConnectBack(std::string_view line);
 /// 64 hex digits, one address at least, each only hex digits, '.', ':'.
 std::optional<ConnectBack> ParseConnectBack(std::string_view line);
 
+/// The addresses an agent tries, in order: only the one srun itself came
+/// from (SLURM_LAUNCH_NODE_IPADDR, `launch_node`) when that is a numeric
+/// address, else those `run` advertised. Slurm's own I/O connection already
+/// reaches the launch node there; the advertised list holds every address of
+/// the login node, bridges such as docker0 included, and on a compute node
+/// that has the same bridge address another user could listen on it.
+std::vector<std::string> AddressesToTry(const ConnectBack& where, std::string_view launch_node);
+
 /// `run`'s greeting for `token`, with its '\n'.
 std::string FormatRunGreeting(std::string_view token);
 /// True when `line` (without its '\n') is the greeting for `token`.

@@ -1,7 +1,9 @@
 #include "launch/connect_back_hub.h"
 
+#include "launch/connect_back_admission.h"
 #include "launch/connect_back_listener.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -30,7 +32,8 @@ using std::chrono::milliseconds;
 constexpr milliseconds kHelloWait{15'000};  // a connection has this long to say hello
 constexpr size_t kHelloLimit = 512;
 constexpr size_t kReadChunk = 64 << 10;
-constexpr size_t kMaxPending = 4096;  // connections not yet identified; more are refused
+constexpr AdmissionLimits kWaiting{256, 1024};  // connections not yet identified (connect_back_admission.h)
+constexpr milliseconds kAcceptPause{100};      // out of descriptors: the listener rests this long
 
 std::string Errno(std::string_view what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
 
@@ -49,8 +52,19 @@ struct Link {
 
 struct Pending {
   Link link;
+  WaitingConnection who;  ///< its address, since when
+  std::string hello;      ///< what it has sent so far, up to kHelloLimit
   Clock::time_point deadline;
 };
+
+std::string PeerAddress(const sockaddr_storage& peer) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (peer.ss_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+  else if (peer.ss_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+  return text;
+}
 
 struct Emitted {
   size_t node;
@@ -71,6 +85,8 @@ struct ConnectBackHub::State {
   int listen_fd = -1;
   int wake_fd = -1;
   bool quit = false;
+  bool stop_listening = false;  ///< AwaitAgents is over: nobody else may connect
+  Clock::time_point accept_paused_until{};
   std::thread thread;
   std::vector<Pending> pending;
   struct NodeLink {
@@ -82,6 +98,7 @@ struct ConnectBackHub::State {
   };
   std::vector<NodeLink> nodes;
   std::vector<std::string> refused;  ///< hellos that named no waiting node
+  std::vector<Emitted> emitted;      ///< lines read, for the sink (the hub's thread only)
   std::function<bool()> step_ended;
   milliseconds step_grace{0};
   std::optional<Clock::time_point> lost_after;
@@ -93,9 +110,12 @@ struct ConnectBackHub::State {
   void Serve();
   void Flush(Link& link);
   void Accept();
+  void Admit(int fd, const sockaddr_storage& peer);
+  void CloseListener();
   void ReadPending(Pending& p);
-  void ReadNode(size_t i, std::vector<Emitted>& lines, std::vector<size_t>& ends);
-  void Identify(Pending& p, std::string_view line);
+  void ReadNode(size_t i, std::vector<size_t>& ends);
+  void Frame(size_t i, std::string_view line);
+  void Identify(Pending& p, std::string_view line, std::string_view rest);
 };
 
 void ConnectBackHub::State::Flush(Link& link) {
@@ -117,24 +137,57 @@ void ConnectBackHub::State::Flush(Link& link) {
 
 void ConnectBackHub::State::Accept() {
   for (;;) {
-    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) return;
-    if (pending.size() >= kMaxPending) {
-      close(fd);
+    sockaddr_storage peer{};
+    socklen_t size = sizeof peer;
+    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &size, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0) {
+      Admit(fd, peer);
       continue;
     }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    Pending p;
-    p.link.fd = fd;
-    p.link.out = FormatRunGreeting(token);
-    p.deadline = Clock::now() + kHelloWait;
-    Flush(p.link);
-    pending.push_back(std::move(p));
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      // Out of descriptors the connection stays queued, and poll would wake
+      // for it at once, again and again: the oldest waiting connection gives
+      // way to it, or, with none waiting, the listener rests a moment.
+      auto oldest = std::min_element(pending.begin(), pending.end(),
+                                     [](const Pending& a, const Pending& b) { return a.who.since < b.who.since; });
+      if (oldest != pending.end()) {
+        oldest->link.Close();
+        pending.erase(oldest);
+        continue;
+      }
+      accept_paused_until = Clock::now() + kAcceptPause;
+    }
+    return;
   }
 }
 
-void ConnectBackHub::State::Identify(Pending& p, std::string_view line) {
+void ConnectBackHub::State::Admit(int fd, const sockaddr_storage& peer) {
+  std::vector<WaitingConnection> waiting;
+  waiting.reserve(pending.size());
+  for (const Pending& p : pending) waiting.push_back(p.who);
+  WaitingConnection who{PeerAddress(peer), Clock::now()};
+  if (std::optional<size_t> evict = ConnectionToEvict(waiting, who.source, kWaiting)) {
+    pending[*evict].link.Close();
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(*evict));
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  Pending p;
+  p.link.fd = fd;
+  p.link.out = FormatRunGreeting(token);
+  p.who = std::move(who);
+  p.deadline = p.who.since + kHelloWait;
+  Flush(p.link);
+  pending.push_back(std::move(p));
+}
+
+void ConnectBackHub::State::CloseListener() {
+  if (listen_fd >= 0) close(listen_fd);
+  listen_fd = -1;
+}
+
+void ConnectBackHub::State::Identify(Pending& p, std::string_view line, std::string_view rest) {
   ConnectHello hello;
   if (!ParseConnectHello(line, token, hello)) {
     p.link.Close();  // not an agent of this step
@@ -148,10 +201,9 @@ void ConnectBackHub::State::Identify(Pending& p, std::string_view line) {
     node.link.fd = p.link.fd;
     p.link.fd = -1;
     ++connected;
-    if (connected == nodes.size()) {  // every agent is in: nobody else may connect
-      close(listen_fd);
-      listen_fd = -1;
-    }
+    if (connected == nodes.size()) CloseListener();  // every agent is in: nobody else may connect
+    // What came after the hello belongs to the node's stream.
+    if (!rest.empty()) node.link.lines.Feed(rest, [&](std::string_view frame) { Frame(found->second, frame); });
     changed.notify_all();
     return;
   }
@@ -159,34 +211,38 @@ void ConnectBackHub::State::Identify(Pending& p, std::string_view line) {
   p.link.Close();
 }
 
+// The hello is read as it comes, however slowly, into the connection's own
+// buffer (peeking at it instead left a partial hello unread, and poll woke
+// for it again at once: 1.8 s of CPU in 6 s for one silent client).
 void ConnectBackHub::State::ReadPending(Pending& p) {
   char buf[kHelloLimit];
-  ssize_t got = recv(p.link.fd, buf, sizeof buf, MSG_PEEK);
+  ssize_t got = recv(p.link.fd, buf, kHelloLimit - p.hello.size(), 0);
+  if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
   if (got <= 0) {
-    if (got == 0 || (errno != EAGAIN && errno != EINTR)) p.link.Close();
+    p.link.Close();
     return;
   }
-  const char* end = static_cast<const char*>(std::memchr(buf, '\n', static_cast<size_t>(got)));
-  if (!end) {
-    if (static_cast<size_t>(got) >= sizeof buf) p.link.Close();
-    return;  // the rest of the hello is on its way
+  p.hello.append(buf, static_cast<size_t>(got));
+  size_t end = p.hello.find('\n');
+  if (end == std::string::npos) {
+    if (p.hello.size() >= kHelloLimit) p.link.Close();  // no hello is this long
+    return;
   }
-  // Only the hello is taken: what follows belongs to the node's stream.
-  size_t length = static_cast<size_t>(end - buf) + 1;
-  (void)!recv(p.link.fd, buf, length, 0);
-  Identify(p, std::string_view(buf, length - 1));
+  Identify(p, std::string_view(p.hello).substr(0, end), std::string_view(p.hello).substr(end + 1));
 }
 
-void ConnectBackHub::State::ReadNode(size_t i, std::vector<Emitted>& lines, std::vector<size_t>& ends) {
+void ConnectBackHub::State::Frame(size_t i, std::string_view line) {
+  AgentFrame f = ParseAgentFrame(line);
+  if (f.kind == AgentFrame::Kind::kOutput) emitted.push_back({i, f.stream, std::string(f.text)});
+  else if (f.kind == AgentFrame::Kind::kExit) nodes[i].status = f.status;
+}
+
+void ConnectBackHub::State::ReadNode(size_t i, std::vector<size_t>& ends) {
   NodeLink& node = nodes[i];
   static thread_local std::string buf(kReadChunk, '\0');
   ssize_t got = recv(node.link.fd, buf.data(), buf.size(), 0);
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  auto frame = [&](std::string_view line) {
-    AgentFrame f = ParseAgentFrame(line);
-    if (f.kind == AgentFrame::Kind::kOutput) lines.push_back({i, f.stream, std::string(f.text)});
-    else if (f.kind == AgentFrame::Kind::kExit) node.status = f.status;
-  };
+  auto frame = [&](std::string_view line) { Frame(i, line); };
   if (got > 0) {
     node.link.lines.Feed(std::string_view(buf.data(), static_cast<size_t>(got)), frame);
     return;
@@ -202,7 +258,13 @@ void ConnectBackHub::State::Serve() {
   std::vector<size_t> ends;
   std::unique_lock lock(mutex);
   while (!quit) {
-    fds.assign({{listen_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}});
+    if (stop_listening && (listen_fd >= 0 || !pending.empty())) {
+      CloseListener();
+      for (Pending& p : pending) p.link.Close();
+      pending.clear();
+    }
+    bool resting = Clock::now() < accept_paused_until;
+    fds.assign({{resting ? -1 : listen_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}});
     for (Pending& p : pending) fds.push_back({p.link.fd, static_cast<short>(POLLIN | (p.link.out.empty() ? 0 : POLLOUT)), 0});
     for (NodeLink& n : nodes)
       fds.push_back({n.link.fd, static_cast<short>(POLLIN | (n.link.out.empty() ? 0 : POLLOUT)), 0});
@@ -227,9 +289,10 @@ void ConnectBackHub::State::Serve() {
       short revents = fds[k].fd == n.link.fd ? fds[k].revents : 0;  // Drop may have closed it meanwhile
       if (n.link.fd < 0) continue;
       Flush(n.link);
-      if (revents & (POLLIN | POLLHUP | POLLERR)) ReadNode(i, lines, ends);
+      if (revents & (POLLIN | POLLHUP | POLLERR)) ReadNode(i, ends);
     }
-    if (fds[0].revents & POLLIN) Accept();
+    if (fds[0].fd >= 0 && (fds[0].revents & POLLIN)) Accept();
+    lines.swap(emitted);
     if (step_ended && !lost_after && step_ended()) lost_after = Clock::now() + step_grace;
     if (lost_after && Clock::now() >= *lost_after)
       for (size_t i = 0; i < nodes.size(); ++i)
@@ -300,6 +363,8 @@ std::vector<std::optional<std::string>> ConnectBackHub::AwaitAgents(milliseconds
     if (ended) break;
     state_->changed.wait_for(lock, milliseconds(100));
   }
+  state_->stop_listening = true;  // late agents are failed below; nobody else may wait at the port
+  state_->Wake();
   std::string refused = state_->refused.empty()
                             ? ""
                             : fmt::format("; hellos refused (not a planned host, or one that had already connected): {}",

@@ -2,7 +2,11 @@
 // of one srun step connect back to, and each node's connection as a
 // RunningCommand. The only file of `run` that opens TCP sockets.
 //
-// The port stops taking connections once every node's agent said hello.
+// The port stops taking connections once every node's agent said hello, or
+// once AwaitAgents is over. Until then connections that have not said who
+// they are wait in bounded numbers, per source and in all (the oldest give
+// way: connect_back_admission.h), each for 15 s at most; their hellos are
+// read as they come, and running out of descriptors rests the listener.
 // One thread serves the listener and every connection (poll), so a step of
 // thousands of nodes costs one thread here, not one per node. Lines reach
 // the sink from that thread, one at a time; a node counts as ended only

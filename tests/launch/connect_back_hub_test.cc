@@ -6,12 +6,18 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <filesystem>
 
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -218,6 +224,149 @@ TEST(ConnectBackHub, DropClosesAtOnce) {
   EXPECT_EQ(one.hub->Drop(0), (ExitInfo{-1, "", true}));
   EXPECT_EQ(one.n1->ReadLine(), "<eof>");
   EXPECT_EQ(one.hub->Wait(0, milliseconds(0)), (ExitInfo{-1, "", true}));
+}
+
+// This process's CPU time (user and system), in seconds.
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Room for thousands of sockets in this process.
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  limit.rlim_cur = limit.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+}
+
+// The security review's flood: 4,200 connections that say nothing filled
+// the 4,096 pending slots, and no agent got in. Now they push out only each
+// other (one source), and the agents still get in.
+TEST(ConnectBackHub, AFloodOfSilentConnectionsKeepsNoAgentOut) {
+  RaiseDescriptorLimit();
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur < 12'000) GTEST_SKIP() << "this process may open only " << limit.rlim_cur << " descriptors";
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1", "n2"}, lines);
+  ASSERT_TRUE(hub);
+  std::vector<std::unique_ptr<Client>> flood;
+  for (int i = 0; i < 4200; ++i) flood.push_back(std::make_unique<Client>(hub->where().port));
+  Client n1(hub->where().port), n2(hub->where().port);
+  Hello(n1, *hub, "n1", 0);
+  Hello(n2, *hub, "n2", 1);
+  std::vector<std::optional<std::string>> missing = hub->AwaitAgents(milliseconds(5000), nullptr);
+  EXPECT_FALSE(missing[0]) << *missing[0];
+  EXPECT_FALSE(missing[1]) << *missing[1];
+}
+
+// A client that sends part of a hello and waits made the hub spin on it
+// (1.8 s of CPU in 6 s); the agents after it still get in.
+TEST(ConnectBackHub, APartialHelloCostsNoCpuAndKeepsNoAgentOut) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
+  ASSERT_TRUE(hub);
+  Client slow(hub->where().port);
+  ASSERT_TRUE(IsRunGreeting(slow.ReadLine(), hub->where().token));
+  slow.Send("@topolaunch-hel");
+  double before = CpuSeconds();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  double spent = CpuSeconds() - before;
+  EXPECT_LT(spent, 0.3) << "CPU seconds while a partial hello waited 2 s";
+  Client n1(hub->where().port);
+  Hello(n1, *hub, "n1", 0);
+  EXPECT_FALSE(hub->AwaitAgents(milliseconds(5000), nullptr)[0]);
+}
+
+// A hello that arrives a byte at a time is read whole, and what the agent
+// sent right after it reaches the sink as the node's.
+TEST(ConnectBackHub, AHelloInPiecesThenAFrameInTheSamePacket) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
+  ASSERT_TRUE(hub);
+  Client n1(hub->where().port);
+  ASSERT_TRUE(IsRunGreeting(n1.ReadLine(), hub->where().token));
+  std::string hello = FormatConnectHello({hub->where().token, 0, "n1"});
+  for (size_t i = 0; i + 1 < hello.size(); ++i) {
+    n1.Send(hello.substr(i, 1));
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  n1.Send("\n" + FormatOutputFrame(OutputStream::kStdout, "right after"));
+  EXPECT_FALSE(hub->AwaitAgents(milliseconds(5000), nullptr)[0]);
+  for (int i = 0; i < 100 && lines.Copy().empty(); ++i) std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(lines.Copy(), (std::vector<Line>{{0, OutputStream::kStdout, "right after"}}));
+}
+
+// Out of descriptors, accept4 fails while the connection stays queued and
+// poll wakes for it at once: the hub spun. Now the oldest silent
+// connection gives way, and the agent behind the flood gets in. The flood
+// and the agent are other processes; only this one runs short.
+TEST(ConnectBackHub, OutOfDescriptorsTheHubNeitherSpinsNorLocksTheAgentOut) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
+  ASSERT_TRUE(hub);
+  int port = hub->where().port;
+  size_t open_now = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++open_now;
+  rlimit saved{};
+  getrlimit(RLIMIT_NOFILE, &saved);
+  rlimit tight = saved;
+  tight.rlim_cur = open_now + 8;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
+  pid_t flood = fork();
+  if (flood == 0) {
+    setrlimit(RLIMIT_NOFILE, &saved);  // the flood has room; the hub's process does not
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < 300; ++i) clients.push_back(std::make_unique<Client>(port));
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(flood, 0);
+  std::this_thread::sleep_for(milliseconds(300));
+  double before = CpuSeconds();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  double spent = CpuSeconds() - before;
+  std::string token = hub->where().token;
+  pid_t agent = fork();
+  if (agent == 0) {
+    setrlimit(RLIMIT_NOFILE, &saved);
+    Client n1(port);
+    if (!n1.connected() || !IsRunGreeting(n1.ReadLine(), token)) _exit(1);
+    n1.Send(FormatConnectHello({token, 0, "n1"}));
+    n1.ReadLine(milliseconds(10'000));  // held until the hub closes it
+    _exit(0);
+  }
+  std::optional<std::string> missing = hub->AwaitAgents(milliseconds(10'000), nullptr)[0];
+  setrlimit(RLIMIT_NOFILE, &saved);
+  kill(flood, SIGKILL);
+  waitpid(flood, nullptr, 0);
+  hub.reset();
+  int status = 0;
+  waitpid(agent, &status, 0);
+  EXPECT_LT(spent, 0.5) << "CPU seconds in 1 s out of descriptors";
+  EXPECT_FALSE(missing) << *missing;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// Once the agents were awaited, the port takes no more connections: late or
+// not, nobody else may wait there.
+TEST(ConnectBackHub, ThePortClosesWhenTheWaitForAgentsIsOver) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1", "n2"}, lines);
+  ASSERT_TRUE(hub);
+  Client idle(hub->where().port);
+  ASSERT_TRUE(IsRunGreeting(idle.ReadLine(), hub->where().token));
+  EXPECT_TRUE(hub->AwaitAgents(milliseconds(300), nullptr)[0]);
+  EXPECT_EQ(idle.ReadLine(milliseconds(2000)), "<eof>") << "the silent connection is closed";
+  bool refused = false;
+  for (int i = 0; i < 50 && !refused; ++i) {
+    refused = !Client(hub->where().port).connected();
+    if (!refused) std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_TRUE(refused) << "the port still takes connections";
 }
 
 }  // namespace

@@ -92,5 +92,16 @@ TEST(ConnectBack, FramesCarryEveryLineAndTheStatusLast) {
     EXPECT_EQ(ParseAgentFrame(bad).kind, AgentFrame::Kind::kBad) << bad;
 }
 
+// The agent goes only where srun came from when Slurm says where that is:
+// an address of the advertised list that a compute node also has (docker0's
+// 172.17.0.1) could be another user's listener there.
+TEST(AddressesToTry, OnlyTheLaunchNodeWhenSlurmNamesIt) {
+  ConnectBack where{40000, std::string(64, 'a'), {"10.0.0.5", "172.17.0.1", "fd00::5"}};
+  EXPECT_EQ(AddressesToTry(where, "10.0.0.5"), std::vector<std::string>{"10.0.0.5"});
+  EXPECT_EQ(AddressesToTry(where, "10.9.9.9"), std::vector<std::string>{"10.9.9.9"}) << "even when run did not list it";
+  EXPECT_EQ(AddressesToTry(where, ""), where.addresses);
+  EXPECT_EQ(AddressesToTry(where, "login node"), where.addresses) << "not an address: the advertised list";
+}
+
 }  // namespace
 }  // namespace topolaunch
