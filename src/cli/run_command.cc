@@ -4,13 +4,18 @@
 #include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "run/run_job.h"
+#include "run/script_words.h"
 
 namespace topolaunch::cli {
 
 namespace {
 
 constexpr const char* kRunFooter = R"EX(Options go before SCRIPT; SCRIPT and everything after it are passed to the
-script byte for byte.
+script byte for byte. An unknown option before SCRIPT is refused (exit 2), never taken for
+the script; only python3's own flags may stand just before it, as on python3's command line:
+  topolaunch run --nnodes 2 -u train.py        topolaunch run -m torch.utils.collect_env
+torchrun's and srun's spellings work too: --nproc_per_node, --max_restarts, --master_addr,
+--master_port, --log_dir; -N (--nnodes), -w/--nodelist (--hosts).
 
 Examples:
   topolaunch run train.py --lr 3e-4                      # this machine alone, one rank per GPU
@@ -60,14 +65,14 @@ void AddPoolOptions(CLI::App* cmd, run::RunOptions& options) {
                   "ssh, srun, local")
       ->check(CLI::IsMember({"auto", "ssh", "srun", "local"}))
       ->capture_default_str();
-  auto* hosts = cmd->add_option("--hosts", options.hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
+  auto* hosts = cmd->add_option("--hosts,-w,--nodelist", options.hosts, "Slurm host list, e.g. 'node[01-64]' (default: SLURM_JOB_NODELIST, else this machine)");
   auto* hostfile = cmd->add_option("--hostfile", options.hostfile, "host file: 'host slots=N' per line, '#' comments");
   hosts->excludes(hostfile);
-  cmd->add_option("--nproc-per-node", options.nproc_per_node,
+  cmd->add_option("--nproc-per-node,--nproc_per_node", options.nproc_per_node,
                   "ranks per node (default: the hostfile's slots, else one per GPU, the count every node reports in the "
                   "preflight; 1 with --no-gpus)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--nnodes", options.nnodes,
+  cmd->add_option("--nnodes,-N", options.nnodes,
                   "use this many hosts of the pool, chosen by the fabric as `plan --nnodes` does (fewest leaves, then "
                   "fewest spine groups); the rest stay idle and are named")
       ->check(CLI::Range(1, 1 << 20));
@@ -82,12 +87,12 @@ void AddWorkerOptions(CLI::App* cmd, run::RunOptions& options) {
   cmd->add_option("--python", options.python,
                   "Python interpreter on the nodes (default: the one torchrun itself runs under, from its #! line, "
                   "as plain torchrun does)");
-  cmd->add_option("--master-addr", options.master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
-  cmd->add_option("--master-port", options.master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--master-addr,--master_addr", options.master_addr, "address the nodes reach rank 0 at (default: the first node's HostName in ~/.ssh/config, else its name; the preflight checks every node resolves it)");
+  cmd->add_option("--master-port,--master_port", options.master_port, "rendezvous port on the first node; checked free")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("--env", options.env, "forward NAME (its value here) or set NAME=VALUE on every node; repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--env-file", options.env_file, "NAME=VALUE lines to set on every node");
-  cmd->add_option("--log-dir", options.log_dir,
+  cmd->add_option("--log-dir,--log_dir", options.log_dir,
                   "write each rank's output to DIR/RANK.log and each node's own (torchrun's) to DIR/HOST.log, "
                   "instead of labelled lines");
   cmd->add_option("--ranks-output", options.ranks_output,
@@ -114,7 +119,7 @@ void AddConnectionOptions(CLI::App* cmd, run::RunOptions& options) {
 
 // After a failure: restarts, spares, the nodes lost; the preflight's audit.
 void AddRestartOptions(CLI::App* cmd, run::RunOptions& options) {
-  cmd->add_option("--max-restarts", options.max_restarts,
+  cmd->add_option("--max-restarts,--max_restarts", options.max_restarts,
                   "after a failure, start the job again up to N times: a lost node is replaced by a spare of the pool "
                   "(same NVLink domain or leaf first), a failed worker restarts on the same nodes; workers see "
                   "TOPOLAUNCH_RESTART_COUNT")
@@ -144,6 +149,16 @@ void AddProfileOptions(CLI::App* cmd, run::RunOptions& options) {
       ->capture_default_str();
 }
 
+// Every spelling of every option, for "did you mean".
+std::vector<std::string> OptionSpellings(const CLI::App& cmd) {
+  std::vector<std::string> spellings;
+  for (const CLI::Option* option : cmd.get_options()) {
+    for (const std::string& name : option->get_lnames()) spellings.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) spellings.push_back("-" + name);
+  }
+  return spellings;
+}
+
 }  // namespace
 
 void AddRunCommand(CLI::App& app, int& exit_status) {
@@ -157,8 +172,13 @@ void AddRunCommand(CLI::App& app, int& exit_status) {
   AddRestartOptions(cmd, *options);
   AddProfileOptions(cmd, *options);
   cmd->callback([cmd, options, &exit_status] {
+    std::vector<std::string> script_and_args = cmd->remaining();
+    if (Status words = run::CheckScriptWords(script_and_args, OptionSpellings(*cmd)); !words.ok()) {
+      exit_status = ReportError(words.error());
+      return;
+    }
     run::RunContext context{{VersionString(), NowRfc3339(), ""}, DefaultTemplatesDir(), ExitAfterTimeout};
-    exit_status = run::RunJob(*options, context, cmd->remaining());
+    exit_status = run::RunJob(*options, context, script_and_args);
   });
 }
 
