@@ -1,4 +1,7 @@
 // `topolaunch show`: draw the fabric, a plan's placement and an audit's findings.
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "audit/audit_json_read.h"
@@ -31,16 +34,27 @@ Result<T> ReadWith(const std::string& path, Result<T> (*parse)(std::string_view,
   return parse(*text, path);
 }
 
-// --format, else the output file's extension, else SVG.
-std::string ChosenFormat(const ShowFlags& flags) {
+// --format, else the output file's extension (.svg, .html, .htm), else SVG
+// for a name without one (stdout, /dev/stdout). Any other extension is
+// refused: `-o fabric.png` wrote SVG into a .png and exited 0.
+Result<std::string> ChosenFormat(const ShowFlags& flags) {
   if (!flags.format.empty()) return flags.format;
-  auto ends_with = [&](std::string_view tail) {
-    return flags.output.size() >= tail.size() && flags.output.compare(flags.output.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  return ends_with(".html") || ends_with(".htm") ? "html" : "svg";
+  std::string name = flags.output.substr(flags.output.rfind('/') + 1);
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0) return std::string("svg");
+  std::string extension = name.substr(dot + 1);
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (extension == "svg") return std::string("svg");
+  if (extension == "html" || extension == "htm") return std::string("html");
+  return Error(ErrorCode::kBadUsage, "-o " + flags.output,
+               fmt::format("show writes SVG (.svg) or HTML (.html), not .{}; name the file .svg or .html, or pass "
+                           "--format (a browser, or `rsvg-convert fabric.svg -o fabric.png`, makes a picture of the SVG)",
+                           extension));
 }
 
 int RunShow(const ShowFlags& flags) {
+  Result<std::string> format = ChosenFormat(flags);
+  if (!format.ok()) return ReportError(format.error());
   Result<Topology> topology = ReadWith<Topology>(flags.topology, ParseTopologyJson);
   if (!topology.ok()) return ReportError(topology.error());
   std::optional<Plan> plan;
@@ -64,8 +78,8 @@ int RunShow(const ShowFlags& flags) {
   if (drawing.collapsed)
     Note(fmt::format("{} hosts: each leaf's hosts are one box (--max-hosts-drawn {} draws them one by one{})",
                      drawing.counts.hosts, drawing.counts.hosts,
-                     ChosenFormat(flags) == "html" ? "; the page lists a box's hosts on click" : ""));
-  return WriteOutput(flags.output, ChosenFormat(flags) == "html" ? RenderHtml(drawing) : RenderSvg(drawing));
+                     *format == "html" ? "; the page lists a box's hosts on click" : ""));
+  return WriteOutput(flags.output, *format == "html" ? RenderHtml(drawing) : RenderSvg(drawing));
 }
 
 }  // namespace
@@ -91,7 +105,7 @@ Examples:
   cmd->add_option("--topology", flags->topology, "topology.json from 'topolaunch discover'")->required();
   cmd->add_option("--plan", flags->plan, "plan.json from 'topolaunch plan --json': node ranks and the ring");
   cmd->add_option("--audit", flags->audit, "audit report from 'topolaunch audit --json': findings where they are");
-  cmd->add_option("--format", flags->format, "svg or html (default: from -o's extension, else svg)")
+  cmd->add_option("--format", flags->format, "svg or html (default: from -o's extension, .svg or .html; another extension is refused; none: svg)")
       ->check(CLI::IsMember({"svg", "html"}));
   cmd->add_option("--max-hosts-drawn", flags->max_hosts_drawn,
                   "past this many hosts, each leaf's hosts are one box (0: always boxes)")

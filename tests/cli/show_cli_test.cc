@@ -189,6 +189,22 @@ TEST_F(ShowCli, BadInputIsNamedAndWritesNothing) {
   }
 }
 
+// `-o fabric.png` wrote SVG into a .png and exited 0.
+TEST_F(ShowCli, AnOutputNamedForAnotherFormatIsRefused) {
+  std::string topology = dir_.File("t.json");
+  Discovered("doc-manpage-ibnetdiscover-2sw-4ca.ibnet", topology);
+  ProcessResult png = Show({"--topology", topology, "-o", dir_.File("fabric.png")});
+  EXPECT_EQ(png.exit_code, 2) << png.Describe();
+  EXPECT_NE(png.err.find("show writes SVG (.svg) or HTML (.html), not .png"), std::string::npos) << png.err;
+  EXPECT_NE(access(dir_.File("fabric.png").c_str(), F_OK), 0) << "nothing written";
+  ASSERT_EQ(Show({"--topology", topology, "-o", dir_.File("FABRIC.SVG")}).exit_code, 0);
+  EXPECT_EQ(ReadFile(dir_.File("FABRIC.SVG")).rfind("<?xml", 0), 0u);
+  ASSERT_EQ(Show({"--topology", topology, "-o", dir_.File("fabric")}).exit_code, 0);
+  EXPECT_EQ(ReadFile(dir_.File("fabric")).rfind("<?xml", 0), 0u) << "no extension: SVG, as on stdout";
+  ASSERT_EQ(Show({"--topology", topology, "--format", "html", "-o", dir_.File("page.png")}).exit_code, 0)
+      << "--format says what is meant";
+}
+
 TEST_F(ShowCli, PlanAndAuditTextSayHowToDrawThem) {
   std::string topology = dir_.File("t.json");
   Discovered("nvidia-lab-2021-qm8700-sx6036-sharp-2sw-13ca.ibnet", topology);
