@@ -58,6 +58,7 @@ Result<PlanRequest> BuildRequest(const PlanFlags& flags, const Topology* topolog
     return Error(ErrorCode::kBadUsage, "plan", "no hosts: give --topology, --hosts or --hostfile (or run inside a Slurm allocation)");
   if (flags.nnodes > 0) request.nnodes = flags.nnodes;
   if (flags.nproc_per_node > 0) request.nproc_per_node = flags.nproc_per_node;
+  else if (Status agree = run::CheckSlotsAgree(*pool, flags.hostfile); !agree.ok()) return agree.take_error();
   else if (slots) request.nproc_per_node = slots;
   for (const std::string& expr : flags.exclude) {
     Result<std::vector<std::string>> excluded = ExpandHostList(expr);

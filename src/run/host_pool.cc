@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "core/hostfile.h"
 #include "core/hostlist.h"
 #include "core/text_io.h"
@@ -29,8 +31,11 @@ Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& ho
     Result<std::vector<HostfileEntry>> entries = ParseHostfile(*text, hostfile);
     if (!entries.ok()) return entries.take_error();
     bool agree = true;
+    auto slots_of = [](const HostfileEntry& e) { return e.slots ? fmt::format("{} slots={}", e.host, *e.slots) : e.host + " (no slots)"; };
     for (const HostfileEntry& e : *entries) {
       pool.hosts.push_back(e.host);
+      if (agree && e.slots != entries->front().slots)
+        pool.slots_disagree = fmt::format("{}, {}", slots_of(entries->front()), slots_of(e));
       agree = agree && e.slots && e.slots == entries->front().slots;
     }
     if (agree && !entries->empty()) pool.slots = entries->front().slots;
@@ -56,6 +61,14 @@ Result<HostPool> ReadHostPool(const std::string& hostfile, const std::string& ho
     pool.source = "SLURM_JOB_NODELIST";
   }
   return pool;
+}
+
+Status CheckSlotsAgree(const HostPool& pool, const std::string& hostfile) {
+  if (pool.slots_disagree.empty()) return Ok{};
+  return Error(ErrorCode::kBadInput, hostfile,
+               fmt::format("slots differ ({}): every node runs the same number of ranks (torchrun's --nproc_per_node), "
+                           "so give every host the same slots, or pass --nproc-per-node N",
+                           pool.slots_disagree));
 }
 
 }  // namespace topolaunch::run

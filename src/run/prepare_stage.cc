@@ -75,6 +75,8 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
   job.allocation = pool->allocation;
   job.hosts = job.local ? std::vector<std::string>{LocalShortHostName()} : pool->hosts;
   slots = pool->slots;
+  if (options.nproc_per_node == 0)
+    if (Status agree = CheckSlotsAgree(*pool, options.hostfile); !agree.ok()) return agree;
   std::vector<Problem> bad_hosts;
   if (!job.local)
     for (const std::string& host : job.hosts)

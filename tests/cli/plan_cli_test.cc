@@ -73,6 +73,24 @@ TEST_F(PlanCli, HelpHasExamples) {
   EXPECT_NE(r.out.find("Examples:"), std::string::npos);
 }
 
+// `a slots=8` and `b slots=4` were planned as 8 on each, silently.
+TEST_F(PlanCli, HostfileSlotsThatDifferAreRefusedUnlessTheRanksAreGiven) {
+  std::string hosts = dir_.File("hosts");
+  WriteFile(hosts, "a slots=8\nb slots=4\n");
+  ProcessResult r = RunTopolaunch({"plan", "--hostfile", hosts, "--json"}, kNoSlurm);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("topolaunch: error: " + hosts + ": slots differ (a slots=8, b slots=4)"), std::string::npos) << r.err;
+  ProcessResult given = RunTopolaunch({"plan", "--hostfile", hosts, "--nproc-per-node", "4", "--json"}, kNoSlurm);
+  ASSERT_EQ(given.exit_code, 0) << given.Describe();
+  Result<topolaunch::Plan> plan = ParsePlanJson(given.out, "<stdout>");
+  ASSERT_TRUE(plan.ok()) << given.out;
+  EXPECT_EQ(plan->world_size, 8);
+  WriteFile(hosts, "a slots=4\nb slots=4\n");
+  ProcessResult agree = RunTopolaunch({"plan", "--hostfile", hosts, "--json"}, kNoSlurm);
+  ASSERT_EQ(agree.exit_code, 0) << agree.Describe();
+  EXPECT_TRUE(ParsePlanJson(agree.out, "<stdout>").ok());
+}
+
 TEST_F(PlanCli, JsonPlanForAllHostsMeetsTheBound) {
   ProcessResult r = Plan({"--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
