@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "launch/ssh_config.h"
+
 namespace topolaunch {
 
 namespace {
@@ -27,27 +29,6 @@ std::vector<std::string> SplitPatterns(std::string_view list) {
     i = comma + 1;
   }
   return patterns;
-}
-
-// `*` any run of characters, `?` any one; iterative with one backtrack point.
-bool Wildcard(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
 }
 
 }  // namespace
@@ -100,7 +81,7 @@ bool HostMatchesPatterns(const std::vector<std::string>& patterns, std::string_v
   for (const std::string& pattern : patterns) {
     bool negated = pattern.starts_with('!');
     std::string_view body = std::string_view(pattern).substr(negated ? 1 : 0);
-    if (body.starts_with('|') || !Wildcard(body, name)) continue;
+    if (body.starts_with('|') || !GlobMatch(body, name)) continue;
     if (negated) return false;
     matched = true;
   }

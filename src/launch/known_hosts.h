@@ -39,7 +39,7 @@ struct KnownHostsFile {
 Result<KnownHostsFile> ParseKnownHosts(std::string_view text, std::string_view file_name);
 
 /// True when `host` (reached at `port`) is one `patterns` name, as OpenSSH
-/// matches them: `*` and `?` wildcards, `[host]:port` for a port other than
+/// matches them: `*` and `?` wildcards (GlobMatch, case-insensitive), `[host]:port` for a port other than
 /// 22, and a `!pattern` that matches excludes the host whatever else does.
 /// Hashed patterns (`|1|...`) never match here.
 bool HostMatchesPatterns(const std::vector<std::string>& patterns, std::string_view host, int port);

@@ -43,34 +43,6 @@ std::vector<std::string> Words(std::string_view s) {
   return words;
 }
 
-bool SameChar(char pattern, char text) {
-  return pattern == '?' ||
-         std::tolower(static_cast<unsigned char>(pattern)) == std::tolower(static_cast<unsigned char>(text));
-}
-
-// ssh_config's `*` and `?`, matched greedily with one point to return to: a `*` only ever
-// moves forward, so a pattern of many stars costs pattern times text steps, never more.
-bool GlobMatch(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0;
-  size_t star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (p < pattern.size() && SameChar(pattern[p], text[t])) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 std::string Expand(std::string_view value, std::string_view home, std::string_view host, std::string_view user,
                    std::string_view local_user) {
   std::string out;
@@ -94,7 +66,35 @@ std::string Expand(std::string_view value, std::string_view home, std::string_vi
   return out;
 }
 
+bool SameChar(char pattern, char text) {
+  return pattern == '?' ||
+         std::tolower(static_cast<unsigned char>(pattern)) == std::tolower(static_cast<unsigned char>(text));
+}
+
 }  // namespace
+
+// ssh_config's `*` and `?`, matched greedily with one point to return to: a `*` only ever
+// moves forward, so a pattern of many stars costs pattern times text steps, never more.
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0;
+  size_t star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (p < pattern.size() && SameChar(pattern[p], text[t])) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
 
 Result<SshConfig> ParseSshConfig(std::string_view text, std::string_view file_name) {
   SshConfig config;

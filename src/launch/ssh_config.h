@@ -51,6 +51,10 @@ bool MatchesHostPatterns(const std::vector<std::string>& patterns, std::string_v
 SshHostSettings ResolveSshHost(const SshConfig& config, std::string_view host, std::string_view home,
                                std::string_view local_user);
 
+/// ssh_config's and known_hosts' `*` and `?` patterns, case-insensitively
+/// (host names are), in pattern times text steps at worst.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
 /// Key types a known_hosts text holds for `host` at `port` (plain host
 /// entries `host`/`[host]:port`, comma lists; hashed `|1|` entries and
 /// `@revoked`/`@cert-authority` lines are skipped), in file order without

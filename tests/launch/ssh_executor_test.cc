@@ -351,16 +351,21 @@ std::string HostKeyField(const testing::NetnsTestbed& testbed) {
   return key.substr(0, key.rfind(' '));
 }
 
+// Why `true` could not be started on `host`; "" when it started.
+std::string StartFailure(const SshOptions& options, const std::string& host) {
+  SshExecutor executor(options);
+  LaunchRequest request{host, {{"true"}}};
+  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
+  return started[0].ok() ? "" : started[0].error().Message();
+}
+
 // libssh2's own reader stopped at the first line it could not parse and
 // dropped the rest (the host's entry with it), silently.
 TEST_F(SshExecutorTest, ALineLibsshCannotReadIsAnErrorNamingItNotTheEndOfTheFile) {
   std::string known = testing::ReadFile(known_hosts_);
   std::ofstream(known_hosts_, std::ios::trunc) << "# ours\nnode9 ssh-ed25519 AAAA\n" << known;
-  SshExecutor executor(Options());
-  LaunchRequest request{"node1", {{"true"}}};
-  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
-  ASSERT_FALSE(started[0].ok());
-  std::string message = started[0].error().Message();
+  std::string message = StartFailure(Options(), "node1");
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find(known_hosts_ + ":2: libssh2 cannot read this entry"), std::string::npos) << message;
 }
 
@@ -386,11 +391,8 @@ TEST_F(SshExecutorTest, ANewKeyTypeForAKnownHostIsRefusedLikeAChangedKey) {
   std::ofstream(known_hosts_, std::ios::trunc) << "10.200.0.2 " << rsa.substr(0, rsa.rfind(' ')) << "\n";
   SshOptions options = Options();
   options.accept_new_host_keys = true;
-  SshExecutor executor(options);
-  LaunchRequest request{"node1", {{"true"}}};
-  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
-  ASSERT_FALSE(started[0].ok());
-  std::string message = started[0].error().Message();
+  std::string message = StartFailure(options, "node1");
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("host key has CHANGED"), std::string::npos) << message;
   EXPECT_NE(message.find("only keys of another type for it"), std::string::npos) << message;
   EXPECT_EQ(testing::ReadFile(known_hosts_).find("ssh-ed25519"), std::string::npos) << "appended";
@@ -398,11 +400,8 @@ TEST_F(SshExecutorTest, ANewKeyTypeForAKnownHostIsRefusedLikeAChangedKey) {
 
 TEST_F(SshExecutorTest, ARevokedKeyIsRefusedEvenWhereItIsAlsoListed) {
   std::ofstream(known_hosts_, std::ios::app) << "@revoked * " << HostKeyField(*testbed_) << "\n";
-  SshExecutor executor(Options());
-  LaunchRequest request{"node1", {{"true"}}};
-  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
-  ASSERT_FALSE(started[0].ok());
-  std::string message = started[0].error().Message();
+  std::string message = StartFailure(Options(), "node1");
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("is marked @revoked in " + known_hosts_ + ":"), std::string::npos) << message;
 }
 
@@ -413,11 +412,8 @@ TEST_F(SshExecutorTest, ACertAuthorityHostIsRefusedWithWhatToDo) {
   std::ofstream(known_hosts_, std::ios::trunc) << "@cert-authority 10.200.0.* " << HostKeyField(*testbed_) << "\n";
   SshOptions options = Options();
   options.accept_new_host_keys = true;
-  SshExecutor executor(options);
-  LaunchRequest request{"node1", {{"true"}}};
-  std::vector<StartResult> started = executor.StartAll({&request, 1}, nullptr);
-  ASSERT_FALSE(started[0].ok());
-  std::string message = started[0].error().Message();
+  std::string message = StartFailure(options, "node1");
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find(known_hosts_ + ":1 vouches for this host with @cert-authority, but host certificates cannot be "
                          "checked here"),
             std::string::npos)
