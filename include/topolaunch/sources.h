@@ -30,6 +30,10 @@ class HostLayoutSource {
   /// Reads the layout. Errors: kBadInput for invalid XML (naming the file),
   /// kUnavailable when hwloc cannot load the local machine.
   virtual Result<HostLayout> LoadLayout() = 0;
+  /// True when LoadLayout forks a child process (to contain a library that
+  /// may crash on hostile input): it is then not loaded while another thread
+  /// of this process is busy (AssembleTopology says why).
+  virtual bool Forks() const { return false; }
 };
 
 }  // namespace topolaunch

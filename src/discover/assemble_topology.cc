@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <optional>
@@ -28,11 +29,16 @@ Result<Topology> AssembleTopology(FabricSource* fabric, const NodeNameMap& name_
   // The layouts load while the fabric is walked: the walk waits on SMP round
   // trips, a live layout on the kernel's sysfs and the GPU driver, so the
   // command takes the longer of the two rather than their sum. A failed
-  // walk stops the loading after the layout in hand.
+  // walk stops the loading after the layout in hand. Not layouts read in a
+  // child process (hwloc XML, contained): a fork while the walk's thread
+  // allocates can leave the child waiting forever on a lock that thread
+  // held in the parent (ASan's allocator did, one run in two); they load
+  // after the walk.
+  bool forks = std::any_of(layouts.begin(), layouts.end(), [](const LayoutInput& l) { return l.source && l.source->Forks(); });
   std::atomic<bool> stop{false};
   std::future<std::vector<Result<HostLayout>>> loading =
-      std::async(fabric && !layouts.empty() ? std::launch::async : std::launch::deferred, LoadLayouts, std::cref(layouts),
-                 std::cref(stop));
+      std::async(fabric && !layouts.empty() && !forks ? std::launch::async : std::launch::deferred, LoadLayouts,
+                 std::cref(layouts), std::cref(stop));
   Topology topology;
   if (fabric) {
     Result<Fabric> loaded = fabric->LoadFabric();

@@ -27,6 +27,7 @@ class HwlocLayoutSource : public HostLayoutSource {
   /// that crashes libhwloc, or keeps it busy past 60 s, is kBadInput naming
   /// the file, and this process goes on.
   Result<HostLayout> LoadLayout() override;
+  bool Forks() const override { return kind_ != Kind::kLive; }
 
   static constexpr std::chrono::milliseconds kLiveLoadTimeout{60'000};
 
