@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "topolaunch/result.h"
 
@@ -18,6 +19,22 @@ inline std::string_view TrimLine(std::string_view line) {
   size_t begin = line.find_first_not_of(" \t\r");
   if (begin == std::string_view::npos) return {};
   return line.substr(begin, line.find_last_not_of(" \t\r") - begin + 1);
+}
+
+/// The words of `line` separated by blanks and tabs; the views point into
+/// `line`. No quoting (ssh_config's and torchrun's own splitters have theirs).
+inline std::vector<std::string_view> BlankSeparatedWords(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t pos = 0;
+  while (pos < line.size()) {
+    size_t start = line.find_first_not_of(" \t", pos);
+    if (start == std::string_view::npos) break;
+    size_t end = line.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = line.size();
+    words.push_back(line.substr(start, end - start));
+    pos = end;
+  }
+  return words;
 }
 
 }  // namespace topolaunch

@@ -2,23 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/text_io.h"
 #include "launch/ssh_config.h"
 
 namespace topolaunch {
 
 namespace {
-
-std::vector<std::string> Words(std::string_view line) {
-  std::vector<std::string> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) words.emplace_back(line.substr(start, i - start));
-  }
-  return words;
-}
 
 std::vector<std::string> SplitPatterns(std::string_view list) {
   std::vector<std::string> patterns;
@@ -44,7 +33,7 @@ Result<KnownHostsFile> ParseKnownHosts(std::string_view text, std::string_view f
     start = end + 1;
     ++number;
     if (line.ends_with('\r')) line.remove_suffix(1);
-    std::vector<std::string> words = Words(line);
+    std::vector<std::string_view> words = BlankSeparatedWords(line);
     if (words.empty() || words[0].starts_with('#')) continue;
     KnownHostsEntry entry;
     entry.line = number;

@@ -4,22 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "core/text_io.h"
+
 namespace topolaunch {
 namespace {
-
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t pos = 0;
-  while (pos < line.size()) {
-    size_t start = line.find_first_not_of(" \t", pos);
-    if (start == std::string_view::npos) break;
-    size_t end = line.find_first_of(" \t", start);
-    if (end == std::string_view::npos) end = line.size();
-    words.push_back(line.substr(start, end - start));
-    pos = end;
-  }
-  return words;
-}
 
 std::string_view BaseName(std::string_view path) {
   size_t slash = path.rfind('/');
@@ -59,7 +47,7 @@ Result<std::string> InterpreterOf(std::string_view path, std::string_view head,
   if (newline == std::string_view::npos) return cannot("its #! line does not end within the first bytes");
   std::string_view line = head.substr(2, newline - 2);
   if (line.ends_with('\r')) line.remove_suffix(1);
-  std::vector<std::string_view> words = Words(line);
+  std::vector<std::string_view> words = BlankSeparatedWords(line);
   if (words.empty()) return cannot("an empty #! line");
   std::string_view program = words[0];
   if (BaseName(program) == "env") {
