@@ -8,7 +8,7 @@
 #   tests/install_deps.sh bench   # also the peers the benchmarks compare with (pdsh, SimGrid, Graphviz) or count with (strace)
 set -euo pipefail
 build_pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libhwloc-dev hwloc nlohmann-json3-dev libfmt-dev
-            libssh2-1-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags numactl)
+            libssh2-1-dev libssl-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags numactl)
 test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld slurmd python3
            openssh-server openssh-client iproute2 util-linux python3-torch
            clang libclang-rt-dev openmpi-bin chromium fonts-dejavu-core)

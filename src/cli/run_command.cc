@@ -30,8 +30,9 @@ Launcher (--launcher auto): srun inside a Slurm allocation (SLURM_JOB_ID set, sr
 ssh with --hosts/--hostfile outside one, else this machine alone. Under srun every node's
 agent is one task of a single step of the job (srun --nodes=N --nodelist=HOSTS --overlap), so
 accounting, cgroups, scancel and the time limit reach every worker; the agents connect back to
-`run` over TCP with a one-time token from the step's stdin, and each node's launch message
-travels on its own connection, never a command line. The first note says what was chosen.
+`run` over TCP (to the address srun came from, or --connect-back-address), each proving
+itself with a key bound to its node name, and each node's launch message travels on its own
+encrypted connection, never a command line. The first note says what was chosen.
 
 Before anything starts, every node is checked in parallel (reachable, torchrun, Python,
 numactl, GPU count, the master port free on the first node, clocks within 1 s, the
@@ -109,6 +110,9 @@ void AddConnectionOptions(CLI::App* cmd, run::RunOptions& options) {
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   cmd->add_option("--connect-timeout", options.connect_timeout_s, "seconds to connect and log in to a node")->check(CLI::Range(0.1, 600.0))->capture_default_str();
+  cmd->add_option("--connect-back-address", options.connect_back_address,
+                  "srun: the numeric address of this machine the agents connect back to, and the only one listened on "
+                  "(default: each agent uses the address srun came from, SLURM_LAUNCH_NODE_IPADDR)");
   cmd->add_option("--preflight-timeout", options.preflight_timeout_s, "seconds for every node's preflight answer")->check(CLI::Range(1.0, 3600.0))->capture_default_str();
   cmd->add_flag("--accept-new-host-keys", options.accept_new_host_keys, "add unknown host keys to known_hosts (OpenSSH's accept-new); changed keys are still refused");
   cmd->add_option("--known-hosts", options.known_hosts, "known_hosts file (default: ~/.ssh/known_hosts)");

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "launch/agent_channel.h"
 #include "launch/agent_connect.h"
 #include "launch/connect_back.h"
 #include "launch/launch_message.h"
@@ -218,11 +219,12 @@ Result<int> RunConnectedAgent(std::string_view line) {
   if (!where) return Error(ErrorCode::kBadInput, "stdin", "a connect-back line that is not well formed");
   signal(SIGPIPE, SIG_IGN);  // `run` may be gone: writes then fail instead of ending the agent
   int task = std::atoi(EnvOr("SLURM_PROCID", "0").c_str());
-  ConnectHello hello{where->token, task, EnvOr("SLURMD_NODENAME", ThisHost())};
   where->addresses = AddressesToTry(*where, EnvOr("SLURM_LAUNCH_NODE_IPADDR", ""));
-  Result<int> connected = ConnectToRun(*where, hello, kConnectEach);
+  Result<ConnectedRun> connected = ConnectToRun(*where, task, EnvOr("SLURMD_NODENAME", ThisHost()), kConnectEach);
   if (!connected.ok()) return connected.take_error();
-  int fd = *connected;
+  Result<std::unique_ptr<AgentChannel>> channel = AgentChannel::Start(connected->fd, connected->keys);
+  if (!channel.ok()) return channel.take_error();
+  int fd = (*channel)->fd();
   AgentStreams framed{fd, fd, fd, true};
   Result<int> status = RunAgentSession(framed, ReadLine(fd));
   int code = status.ok() ? *status : ExitStatusFor(status.error().code);
@@ -231,7 +233,7 @@ Result<int> RunConnectedAgent(std::string_view line) {
       WriteAll(fd, FormatOutputFrame(OutputStream::kStderr, fmt::format("topolaunch agent: error: {}{}{}", p.where,
                                                                          p.where.empty() ? "" : ": ", p.what)));
   WriteAll(fd, FormatExitFrame(code));
-  close(fd);
+  (*channel)->Finish(std::chrono::seconds(10));
   return code;
 }
 

@@ -1,7 +1,6 @@
 #include "launch/agent_connect.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -38,24 +37,28 @@ bool WaitFor(int fd, short events, Clock::time_point deadline) {
   }
 }
 
-// The greeting line, read a byte at a time up to its '\n'.
-Result<std::string> ReadGreeting(int fd, Clock::time_point deadline) {
+// `run`'s answer, read a byte at a time up to its '\n' (nothing after it
+// is `run`'s until the ready line went out).
+Result<std::string> ReadAnswer(int fd, Clock::time_point deadline) {
   std::string line;
   while (line.size() < 256) {
-    if (!WaitFor(fd, POLLIN, deadline)) return Error(ErrorCode::kTimeout, "", "no greeting");
+    if (!WaitFor(fd, POLLIN, deadline)) return Error(ErrorCode::kTimeout, "", "no answer to the hello");
     char c;
     ssize_t got = read(fd, &c, 1);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (got <= 0) return Error(ErrorCode::kUnavailable, "", got == 0 ? "closed before greeting" : std::strerror(errno));
+    if (got <= 0)
+      return Error(ErrorCode::kUnavailable, "",
+                   got == 0 ? "closed without an answer (not this job's `run`, or the hello was refused)"
+                            : std::strerror(errno));
     if (c == '\n') return line;
     line += c;
   }
-  return Error(ErrorCode::kUnavailable, "", "not topolaunch run (no greeting line)");
+  return Error(ErrorCode::kUnavailable, "", "the program there is not this job's `run` (no answer line)");
 }
 
 Status WriteAllUntil(int fd, std::string_view data, Clock::time_point deadline) {
   while (!data.empty()) {
-    if (!WaitFor(fd, POLLOUT, deadline)) return Error(ErrorCode::kTimeout, "", "cannot send the hello");
+    if (!WaitFor(fd, POLLOUT, deadline)) return Error(ErrorCode::kTimeout, "", "cannot send the handshake");
     ssize_t put = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (put < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (put <= 0) return Error(ErrorCode::kUnavailable, "", std::strerror(errno));
@@ -64,8 +67,25 @@ Status WriteAllUntil(int fd, std::string_view data, Clock::time_point deadline) 
   return Ok{};
 }
 
-// One address: connect, greeting, hello. The socket, or why not.
-Result<int> TryAddress(const std::string& address, int port, const ConnectHello& hello, milliseconds each) {
+// The handshake on a connected socket: hello, `run`'s answer checked, ready.
+Result<ChannelKeys> Handshake(int fd, const NodeCredential& credential, int task, Clock::time_point deadline) {
+  Result<std::string> nonce = RandomHex(32);
+  if (!nonce.ok()) return nonce.take_error();
+  ConnectHello hello = credential.Hello(task, std::move(nonce).value());
+  if (Status sent = WriteAllUntil(fd, FormatConnectHello(hello), deadline); !sent.ok()) return sent.error();
+  Result<std::string> line = ReadAnswer(fd, deadline);
+  if (!line.ok()) return line.take_error();
+  std::optional<RunAnswer> answer = ParseRunAnswer(*line);
+  if (!answer || !credential.Proves(hello, *answer))
+    return Error(ErrorCode::kUnavailable, "", "the program there is not this job's `run` (its answer proves nothing)");
+  if (Status sent = WriteAllUntil(fd, FormatAgentReady(credential.Ready(hello, *answer)), deadline); !sent.ok())
+    return sent.error();
+  return credential.Keys(hello, *answer);
+}
+
+// One address: connect and handshake. The socket, or why not.
+Result<ConnectedRun> TryAddress(const std::string& address, int port, const NodeCredential& credential, int task,
+                                milliseconds each) {
   sockaddr_storage storage{};
   socklen_t size = 0;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
@@ -96,23 +116,21 @@ Result<int> TryAddress(const std::string& address, int port, const ConnectHello&
     getsockopt(fd, SOL_SOCKET, SO_ERROR, &problem, &length);
     if (problem != 0) return fail(Error(ErrorCode::kUnavailable, "", std::strerror(problem)));
   }
-  Result<std::string> greeting = ReadGreeting(fd, deadline);
-  if (!greeting.ok()) return fail(greeting.take_error());
-  if (!IsRunGreeting(*greeting, hello.token))
-    return fail(Error(ErrorCode::kUnavailable, "", "the program there is not this job's `run` (wrong greeting)"));
-  if (Status sent = WriteAllUntil(fd, FormatConnectHello(hello), deadline); !sent.ok()) return fail(sent.error());
+  Result<ChannelKeys> keys = Handshake(fd, credential, task, deadline);
+  if (!keys.ok()) return fail(keys.take_error());
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
+  return ConnectedRun{fd, *keys};
 }
 
 }  // namespace
 
-Result<int> ConnectToRun(const ConnectBack& where, const ConnectHello& hello, milliseconds each) {
+Result<ConnectedRun> ConnectToRun(const ConnectBack& where, int task, const std::string& host, milliseconds each) {
+  if (Status crypto = LoadChannelCrypto(); !crypto.ok()) return crypto.error();
+  NodeCredential credential(where.secret, host);
   std::vector<std::string> tried;
   for (const std::string& address : where.addresses) {
-    Result<int> fd = TryAddress(address, where.port, hello, each);
+    Result<ConnectedRun> fd = TryAddress(address, where.port, credential, task, each);
     if (fd.ok()) return fd;
     tried.push_back(fmt::format("{} port {}: {}", address, where.port, fd.error().problems.front().what));
   }

@@ -11,10 +11,11 @@ namespace topolaunch {
 namespace {
 
 constexpr std::string_view kConnectPrefix = "@topolaunch-connect ";
-constexpr std::string_view kGreetingPrefix = "@topolaunch-run ";
 constexpr std::string_view kHelloPrefix = "@topolaunch-hello ";
-constexpr size_t kTokenDigits = 64;
-constexpr size_t kHalf = kTokenDigits / 2;
+constexpr std::string_view kAnswerPrefix = "@topolaunch-run ";
+constexpr std::string_view kReadyPrefix = "@topolaunch-ready ";
+constexpr std::string_view kPinned = "pinned";
+constexpr size_t kHexDigits = 64;
 constexpr int kMaxTask = 10'000'000;
 
 std::vector<std::string_view> Words(std::string_view text) {
@@ -36,13 +37,9 @@ std::optional<int> Number(std::string_view word, int low, int high) {
   return value;
 }
 
-bool IsToken(std::string_view word) {
-  return word.size() == kTokenDigits &&
-         word.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
-bool IsAddress(std::string_view word) {
-  return !word.empty() && word.size() <= 64 && word.find_first_not_of("0123456789abcdefABCDEF.:") == std::string_view::npos;
+// A secret, a nonce or a proof: 64 lowercase hex digits.
+bool IsHex64(std::string_view word) {
+  return word.size() == kHexDigits && word.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 bool IsHostWord(std::string_view word) {
@@ -54,8 +51,13 @@ bool IsHostWord(std::string_view word) {
 
 }  // namespace
 
+bool LooksLikeNumericAddress(std::string_view word) {
+  return !word.empty() && word.size() <= 64 && word.find_first_not_of("0123456789abcdefABCDEF.:") == std::string_view::npos;
+}
+
 std::string FormatConnectBack(const ConnectBack& where) {
-  return fmt::format("{}{} {} {}\n", kConnectPrefix, where.port, where.token, fmt::join(where.addresses, " "));
+  return fmt::format("{}{} {} {}{}\n", kConnectPrefix, where.port, where.secret, where.pinned ? "pinned " : "",
+                     fmt::join(where.addresses, " "));
 }
 
 bool IsConnectBack(std::string_view line) { return line.starts_with(kConnectPrefix); }
@@ -63,51 +65,54 @@ bool IsConnectBack(std::string_view line) { return line.starts_with(kConnectPref
 std::optional<ConnectBack> ParseConnectBack(std::string_view line) {
   if (!IsConnectBack(line)) return std::nullopt;
   std::vector<std::string_view> words = Words(line.substr(kConnectPrefix.size()));
-  if (words.size() < 3 || !IsToken(words[1])) return std::nullopt;
+  if (words.size() < 3 || !IsHex64(words[1])) return std::nullopt;
   std::optional<int> port = Number(words[0], 1, 65535);
   if (!port) return std::nullopt;
-  ConnectBack where{*port, std::string(words[1]), {}};
-  for (size_t i = 2; i < words.size(); ++i) {
-    if (!IsAddress(words[i])) return std::nullopt;
+  ConnectBack where{*port, std::string(words[1]), {}, words[2] == kPinned};
+  for (size_t i = where.pinned ? 3 : 2; i < words.size(); ++i) {
+    if (!LooksLikeNumericAddress(words[i])) return std::nullopt;
     where.addresses.emplace_back(words[i]);
   }
+  if (where.addresses.empty() || (where.pinned && where.addresses.size() != 1)) return std::nullopt;
   return where;
 }
 
 std::vector<std::string> AddressesToTry(const ConnectBack& where, std::string_view launch_node) {
-  if (!launch_node.empty() && IsAddress(launch_node)) return {std::string(launch_node)};
+  if (!where.pinned && LooksLikeNumericAddress(launch_node)) return {std::string(launch_node)};
   return where.addresses;
 }
 
-std::string FormatRunGreeting(std::string_view token) {
-  return fmt::format("{}{}\n", kGreetingPrefix, token.substr(0, kHalf));
-}
-
-bool IsRunGreeting(std::string_view line, std::string_view token) {
-  return token.size() == kTokenDigits && line.starts_with(kGreetingPrefix) &&
-         SameToken(line.substr(kGreetingPrefix.size()), token.substr(0, kHalf));
-}
-
 std::string FormatConnectHello(const ConnectHello& hello) {
-  std::string_view token = hello.token;
-  return fmt::format("{}{} {} {}\n", kHelloPrefix, token.substr(std::min(token.size(), kHalf)), hello.task, hello.host);
+  return fmt::format("{}{} {} {} {}\n", kHelloPrefix, hello.task, hello.host, hello.nonce, hello.proof);
 }
 
-bool ParseConnectHello(std::string_view line, std::string_view token, ConnectHello& hello) {
-  if (!line.starts_with(kHelloPrefix) || token.size() != kTokenDigits) return false;
+std::optional<ConnectHello> ParseConnectHello(std::string_view line) {
+  if (!line.starts_with(kHelloPrefix)) return std::nullopt;
   std::vector<std::string_view> words = Words(line.substr(kHelloPrefix.size()));
-  if (words.size() != 3 || !SameToken(words[0], token.substr(kHalf)) || !IsHostWord(words[2])) return false;
-  std::optional<int> task = Number(words[1], 0, kMaxTask);
-  if (!task) return false;
-  hello = ConnectHello{std::string(token), *task, std::string(words[2])};
-  return true;
+  if (words.size() != 4 || !IsHostWord(words[1]) || !IsHex64(words[2]) || !IsHex64(words[3])) return std::nullopt;
+  std::optional<int> task = Number(words[0], 0, kMaxTask);
+  if (!task) return std::nullopt;
+  return ConnectHello{*task, std::string(words[1]), std::string(words[2]), std::string(words[3])};
 }
 
-bool SameToken(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return differ == 0;
+std::string FormatRunAnswer(const RunAnswer& answer) {
+  return fmt::format("{}{} {}\n", kAnswerPrefix, answer.nonce, answer.proof);
+}
+
+std::optional<RunAnswer> ParseRunAnswer(std::string_view line) {
+  if (!line.starts_with(kAnswerPrefix)) return std::nullopt;
+  std::vector<std::string_view> words = Words(line.substr(kAnswerPrefix.size()));
+  if (words.size() != 2 || !IsHex64(words[0]) || !IsHex64(words[1])) return std::nullopt;
+  return RunAnswer{std::string(words[0]), std::string(words[1])};
+}
+
+std::string FormatAgentReady(std::string_view proof) { return fmt::format("{}{}\n", kReadyPrefix, proof); }
+
+std::optional<std::string> ParseAgentReady(std::string_view line) {
+  if (!line.starts_with(kReadyPrefix)) return std::nullopt;
+  std::vector<std::string_view> words = Words(line.substr(kReadyPrefix.size()));
+  if (words.size() != 1 || !IsHex64(words[0])) return std::nullopt;
+  return std::string(words[0]);
 }
 
 std::string FormatOutputFrame(OutputStream stream, std::string_view text) {

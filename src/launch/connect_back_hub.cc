@@ -1,122 +1,27 @@
 #include "launch/connect_back_hub.h"
 
-#include "launch/connect_back_admission.h"
-#include "launch/connect_back_listener.h"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
-#include <thread>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "launch/connect_back_hub_state.h"
+#include "launch/connect_back_listener.h"
+
 namespace topolaunch {
+
+using namespace hub_internal;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using std::chrono::milliseconds;
-
-constexpr milliseconds kHelloWait{15'000};  // a connection has this long to say hello
-constexpr size_t kHelloLimit = 512;
-constexpr size_t kReadChunk = 64 << 10;
-constexpr AdmissionLimits kWaiting{256, 1024};  // connections not yet identified (connect_back_admission.h)
-constexpr milliseconds kAcceptPause{100};      // out of descriptors: the listener rests this long
-
 std::string Errno(std::string_view what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
 
-// One TCP connection: bytes to send, lines read.
-struct Link {
-  int fd = -1;
-  std::string out;       ///< not yet sent
-  bool close_out = false;  ///< EOF once `out` is sent
-  bool shut = false;       ///< EOF sent
-  LineSplitter lines{LineSplitter::kDefaultMaxLine + 16};
-  void Close() {
-    if (fd >= 0) close(fd);
-    fd = -1;
-  }
-};
-
-struct Pending {
-  Link link;
-  WaitingConnection who;  ///< its address, since when
-  std::string hello;      ///< what it has sent so far, up to kHelloLimit
-  Clock::time_point deadline;
-};
-
-std::string PeerAddress(const sockaddr_storage& peer) {
-  char text[INET6_ADDRSTRLEN] = "?";
-  if (peer.ss_family == AF_INET)
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
-  else if (peer.ss_family == AF_INET6)
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
-  return text;
-}
-
-struct Emitted {
-  size_t node;
-  OutputStream stream;
-  std::string text;
-};
-
 }  // namespace
-
-struct ConnectBackHub::State {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<std::string> hosts;
-  std::unordered_map<std::string, size_t> index_of;  ///< host -> node
-  size_t connected = 0;                               ///< nodes that said hello
-  OutputSink sink;
-  std::string token;
-  int listen_fd = -1;
-  int wake_fd = -1;
-  bool quit = false;
-  bool stop_listening = false;  ///< AwaitAgents is over: nobody else may connect
-  Clock::time_point accept_paused_until{};
-  std::thread thread;
-  std::vector<Pending> pending;
-  struct NodeLink {
-    Link link;
-    bool connected = false;
-    int task = -1;
-    std::optional<int> status;     ///< from the exit frame
-    std::optional<ExitInfo> ended;
-  };
-  std::vector<NodeLink> nodes;
-  std::vector<std::string> refused;  ///< hellos that named no waiting node
-  std::vector<Emitted> emitted;      ///< lines read, for the sink (the hub's thread only)
-  std::function<bool()> step_ended;
-  milliseconds step_grace{0};
-  std::optional<Clock::time_point> lost_after;
-
-  void Wake() {
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof one);
-  }
-  void Serve();
-  void Flush(Link& link);
-  void Accept();
-  void Admit(int fd, const sockaddr_storage& peer);
-  void CloseListener();
-  void ReadPending(Pending& p);
-  void ReadNode(size_t i, std::vector<size_t>& ends);
-  void Frame(size_t i, std::string_view line);
-  void Identify(Pending& p, std::string_view line, std::string_view rest);
-};
 
 void ConnectBackHub::State::Flush(Link& link) {
   while (!link.out.empty() && link.fd >= 0) {
@@ -135,101 +40,6 @@ void ConnectBackHub::State::Flush(Link& link) {
   }
 }
 
-void ConnectBackHub::State::Accept() {
-  for (;;) {
-    sockaddr_storage peer{};
-    socklen_t size = sizeof peer;
-    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &size, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd >= 0) {
-      Admit(fd, peer);
-      continue;
-    }
-    if (errno == EINTR || errno == ECONNABORTED) continue;
-    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-      // Out of descriptors the connection stays queued, and poll would wake
-      // for it at once, again and again: the oldest waiting connection gives
-      // way to it, or, with none waiting, the listener rests a moment.
-      auto oldest = std::min_element(pending.begin(), pending.end(),
-                                     [](const Pending& a, const Pending& b) { return a.who.since < b.who.since; });
-      if (oldest != pending.end()) {
-        oldest->link.Close();
-        pending.erase(oldest);
-        continue;
-      }
-      accept_paused_until = Clock::now() + kAcceptPause;
-    }
-    return;
-  }
-}
-
-void ConnectBackHub::State::Admit(int fd, const sockaddr_storage& peer) {
-  std::vector<WaitingConnection> waiting;
-  waiting.reserve(pending.size());
-  for (const Pending& p : pending) waiting.push_back(p.who);
-  WaitingConnection who{PeerAddress(peer), Clock::now()};
-  if (std::optional<size_t> evict = ConnectionToEvict(waiting, who.source, kWaiting)) {
-    pending[*evict].link.Close();
-    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(*evict));
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  Pending p;
-  p.link.fd = fd;
-  p.link.out = FormatRunGreeting(token);
-  p.who = std::move(who);
-  p.deadline = p.who.since + kHelloWait;
-  Flush(p.link);
-  pending.push_back(std::move(p));
-}
-
-void ConnectBackHub::State::CloseListener() {
-  if (listen_fd >= 0) close(listen_fd);
-  listen_fd = -1;
-}
-
-void ConnectBackHub::State::Identify(Pending& p, std::string_view line, std::string_view rest) {
-  ConnectHello hello;
-  if (!ParseConnectHello(line, token, hello)) {
-    p.link.Close();  // not an agent of this step
-    return;
-  }
-  auto found = index_of.find(hello.host);
-  if (found != index_of.end() && !nodes[found->second].connected) {
-    NodeLink& node = nodes[found->second];
-    node.connected = true;
-    node.task = hello.task;
-    node.link.fd = p.link.fd;
-    p.link.fd = -1;
-    ++connected;
-    if (connected == nodes.size()) CloseListener();  // every agent is in: nobody else may connect
-    // What came after the hello belongs to the node's stream.
-    if (!rest.empty()) node.link.lines.Feed(rest, [&](std::string_view frame) { Frame(found->second, frame); });
-    changed.notify_all();
-    return;
-  }
-  if (refused.size() < 20) refused.push_back(fmt::format("task {} as '{}'", hello.task, hello.host));
-  p.link.Close();
-}
-
-// The hello is read as it comes, however slowly, into the connection's own
-// buffer (peeking at it instead left a partial hello unread, and poll woke
-// for it again at once: 1.8 s of CPU in 6 s for one silent client).
-void ConnectBackHub::State::ReadPending(Pending& p) {
-  char buf[kHelloLimit];
-  ssize_t got = recv(p.link.fd, buf, kHelloLimit - p.hello.size(), 0);
-  if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  if (got <= 0) {
-    p.link.Close();
-    return;
-  }
-  p.hello.append(buf, static_cast<size_t>(got));
-  size_t end = p.hello.find('\n');
-  if (end == std::string::npos) {
-    if (p.hello.size() >= kHelloLimit) p.link.Close();  // no hello is this long
-    return;
-  }
-  Identify(p, std::string_view(p.hello).substr(0, end), std::string_view(p.hello).substr(end + 1));
-}
 
 void ConnectBackHub::State::Frame(size_t i, std::string_view line) {
   AgentFrame f = ParseAgentFrame(line);
@@ -237,17 +47,30 @@ void ConnectBackHub::State::Frame(size_t i, std::string_view line) {
   else if (f.kind == AgentFrame::Kind::kExit) nodes[i].status = f.status;
 }
 
+// Records from node i's agent: their lines to the node's frames. A record
+// that does not authenticate closes the connection (the node is lost).
+void ConnectBackHub::State::Receive(size_t i, std::string_view wire, std::vector<size_t>& ends) {
+  NodeLink& node = nodes[i];
+  static thread_local std::string plain;
+  plain.clear();
+  bool sound = node.open.Feed(wire, plain);
+  node.link.lines.Feed(plain, [&](std::string_view line) { Frame(i, line); });
+  if (sound) return;
+  emitted.push_back({i, OutputStream::kStderr,
+                     fmt::format("topolaunch: the connection from {}'s agent carried a record that does not "
+                                 "authenticate (altered on the way?); closed",
+                                 hosts[i])});
+  node.link.Close();
+  ends.push_back(i);
+}
+
 void ConnectBackHub::State::ReadNode(size_t i, std::vector<size_t>& ends) {
   NodeLink& node = nodes[i];
   static thread_local std::string buf(kReadChunk, '\0');
   ssize_t got = recv(node.link.fd, buf.data(), buf.size(), 0);
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  auto frame = [&](std::string_view line) { Frame(i, line); };
-  if (got > 0) {
-    node.link.lines.Feed(std::string_view(buf.data(), static_cast<size_t>(got)), frame);
-    return;
-  }
-  node.link.lines.Flush(frame);
+  if (got > 0) return Receive(i, std::string_view(buf.data(), static_cast<size_t>(got)), ends);
+  node.link.lines.Flush([&](std::string_view line) { Frame(i, line); });
   node.link.Close();
   ends.push_back(i);
 }
@@ -280,7 +103,7 @@ void ConnectBackHub::State::Serve() {
     for (size_t j = 0; j < pending.size(); ++j, ++k) {
       Pending& p = pending[j];
       if (fds[k].revents & POLLOUT) Flush(p.link);
-      if (p.link.fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) ReadPending(p);
+      if (p.link.fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) ReadPending(p, ends);
       if (p.link.fd >= 0 && Clock::now() > p.deadline) p.link.Close();
     }
     std::erase_if(pending, [](const Pending& p) { return p.link.fd < 0; });
@@ -316,8 +139,10 @@ void ConnectBackHub::State::Serve() {
   }
 }
 
-Result<std::unique_ptr<ConnectBackHub>> ConnectBackHub::Open(std::vector<std::string> hosts, OutputSink sink) {
-  Result<ConnectBackListener> listener = OpenConnectBackListener();
+Result<std::unique_ptr<ConnectBackHub>> ConnectBackHub::Open(std::vector<std::string> hosts, OutputSink sink,
+                                                             const std::string& address) {
+  if (Status crypto = LoadChannelCrypto(); !crypto.ok()) return crypto.error();
+  Result<ConnectBackListener> listener = OpenConnectBackListener(address);
   if (!listener.ok()) return listener.take_error();
   std::unique_ptr<ConnectBackHub> hub(new ConnectBackHub());
   auto state = std::make_unique<State>();
@@ -328,10 +153,12 @@ Result<std::unique_ptr<ConnectBackHub>> ConnectBackHub::Open(std::vector<std::st
     return Error(ErrorCode::kUnavailable, "connect back", Errno("eventfd"));
   }
   state->hosts = std::move(hosts);
-  for (size_t i = 0; i < state->hosts.size(); ++i) state->index_of.emplace(state->hosts[i], i);
+  for (size_t i = 0; i < state->hosts.size(); ++i) {
+    state->index_of.emplace(state->hosts[i], i);
+    state->credentials.emplace_back(listener->where.secret, state->hosts[i]);
+  }
   state->nodes.resize(state->hosts.size());
   state->sink = std::move(sink);
-  state->token = listener->where.token;
   hub->where_ = listener->where;
   state->thread = std::thread([s = state.get()] { s->Serve(); });
   hub->state_ = std::move(state);
@@ -367,7 +194,7 @@ std::vector<std::optional<std::string>> ConnectBackHub::AwaitAgents(milliseconds
   state_->Wake();
   std::string refused = state_->refused.empty()
                             ? ""
-                            : fmt::format("; hellos refused (not a planned host, or one that had already connected): {}",
+                            : fmt::format("; hellos refused: {}",
                                           fmt::join(state_->refused, ", "));
   std::vector<std::optional<std::string>> why(state_->nodes.size());
   for (size_t i = 0; i < why.size(); ++i) {
@@ -398,7 +225,7 @@ Status ConnectBackHub::WriteStdin(size_t i, std::string_view data) {
     State::NodeLink& n = state_->nodes[i];
     if (n.link.fd < 0 || n.link.close_out)
       return Error(ErrorCode::kUnavailable, state_->hosts[i], "the agent's connection is closed");
-    n.link.out.append(data);
+    n.seal.Seal(data, n.link.out);
   }
   state_->Wake();
   return Ok{};

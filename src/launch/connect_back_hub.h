@@ -1,12 +1,16 @@
 // The login node's side of connect_back.h: a TCP listener that the agents
 // of one srun step connect back to, and each node's connection as a
-// RunningCommand. The only file of `run` that opens TCP sockets.
+// RunningCommand. With connect_back_hub_handshake.cc (the connections not yet
+// proven) and connect_back_listener.cc, the only files of `run` that open
+// TCP sockets.
 //
-// The port stops taking connections once every node's agent said hello, or
-// once AwaitAgents is over. Until then connections that have not said who
-// they are wait in bounded numbers, per source and in all (the oldest give
-// way: connect_back_admission.h), each for 15 s at most; their hellos are
-// read as they come, and running out of descriptors rests the listener.
+// A node is in once its agent proved itself (connect_back.h's handshake);
+// from then on its connection carries sealed records both ways. The port
+// stops taking connections once every node is in, or once AwaitAgents is
+// over. Until then connections that have not proven themselves wait in
+// bounded numbers, per source and in all (the oldest give way:
+// connect_back_admission.h), each for 15 s at most; what they send is read
+// as it comes, and running out of descriptors rests the listener.
 // One thread serves the listener and every connection (poll), so a step of
 // thousands of nodes costs one thread here, not one per node. Lines reach
 // the sink from that thread, one at a time; a node counts as ended only
@@ -28,22 +32,25 @@ namespace topolaunch {
 
 class ConnectBackHub {
  public:
-  /// Listens on a free port of every address of this machine, with a new
-  /// token. `hosts[i]` is the node name node i's agent will give
+  /// Listens on a free port of every address of this machine (of `address`
+  /// alone when given: run --connect-back-address), with a new secret.
+  /// `hosts[i]` is the node name node i's agent will give
   /// (SLURMD_NODENAME); its lines go to sink(i, ...). Errors: kUnavailable
-  /// (no socket, no random bytes).
-  static Result<std::unique_ptr<ConnectBackHub>> Open(std::vector<std::string> hosts, OutputSink sink);
+  /// (no socket, no random bytes, no libcrypto), kBadInput (`address` is
+  /// not one of this machine's).
+  static Result<std::unique_ptr<ConnectBackHub>> Open(std::vector<std::string> hosts, OutputSink sink,
+                                                      const std::string& address = "");
   /// Closes every connection: agents still running read EOF, their "stop".
   ~ConnectBackHub();
   ConnectBackHub(const ConnectBackHub&) = delete;
   ConnectBackHub& operator=(const ConnectBackHub&) = delete;
 
-  /// Where the agents connect: the port, the token, this machine's
+  /// Where the agents connect: the port, the secret, this machine's
   /// addresses (IPv4 first, then global IPv6; loopback only when there is
-  /// nothing else).
+  /// nothing else), or the one address given.
   const ConnectBack& where() const { return where_; }
 
-  /// Waits until every node's agent has said hello, `gone()` is true (the
+  /// Waits until every node is in, `gone()` is true (the
   /// step ended), or `timeout` passed. Returns, for each node that did not
   /// connect, why (the hellos refused are named there).
   std::vector<std::optional<std::string>> AwaitAgents(std::chrono::milliseconds timeout, const std::function<bool()>& gone);
@@ -61,7 +68,7 @@ class ConnectBackHub {
   /// Closes node i's connection now: its ExitInfo (connection lost, unless
   /// it had ended).
   ExitInfo Drop(size_t i);
-  /// The node whose agent is task `task` of the step, once it said hello.
+  /// The node whose agent is task `task` of the step, once it is in.
   std::optional<size_t> NodeOfTask(int task) const;
 
  private:

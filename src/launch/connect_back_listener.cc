@@ -4,7 +4,6 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,25 +15,13 @@
 
 #include <fmt/format.h>
 
+#include "launch/channel_crypto.h"
+
 namespace topolaunch {
 
 namespace {
 
 std::string Errno(std::string_view what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
-
-Result<std::string> NewToken() {
-  unsigned char bytes[32];
-  size_t have = 0;
-  while (have < sizeof bytes) {
-    ssize_t got = getrandom(bytes + have, sizeof bytes - have, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return Error(ErrorCode::kUnavailable, "connect back", Errno("no random bytes for the token"));
-    have += static_cast<size_t>(got);
-  }
-  std::string token;
-  for (unsigned char b : bytes) token += fmt::format("{:02x}", b);
-  return token;
-}
 
 // This machine's addresses, the ones other nodes most likely reach first.
 std::vector<std::string> LocalAddresses() {
@@ -60,30 +47,50 @@ std::vector<std::string> LocalAddresses() {
   return v4.empty() ? loopback : v4;
 }
 
-// A listening socket on every address: IPv6 with IPv4 mapped, else IPv4.
-Result<std::pair<int, int>> Listen() {
-  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd >= 0) {
-    int zero = 0;
-    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    sockaddr_in6 any{};
-    any.sin6_family = AF_INET6;
-    any.sin6_addr = in6addr_any;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) {
-      close(fd);
-      fd = -1;
-    }
+// A socket bound to every address (IPv6 with IPv4 mapped, else IPv4), or,
+// when `address` is given, to that one alone; -1 with errno set when not.
+int Bind(const std::string& address) {
+  sockaddr_storage storage{};
+  socklen_t size = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+  bool given = !address.empty();
+  int fd = -1;
+  if (!given || inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    if (!given) v6->sin6_addr = in6addr_any;
+    size = sizeof *v6;
+    fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int only = given ? 1 : 0;
+    if (fd >= 0) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &only, sizeof only);
+    if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&storage), size) == 0) return fd;
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    errno = saved;
+    if (given) return -1;
   }
+  storage = {};
+  v4->sin_family = AF_INET;
+  v4->sin_addr.s_addr = htonl(INADDR_ANY);
+  if (given && inet_pton(AF_INET, address.c_str(), &v4->sin_addr) != 1) {
+    errno = EINVAL;
+    return -1;
+  }
+  fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(v4), sizeof *v4) == 0) return fd;
+  int saved = errno;
+  if (fd >= 0) close(fd);
+  errno = saved;
+  return -1;
+}
+
+// A listening socket and its port.
+Result<std::pair<int, int>> Listen(const std::string& address) {
+  int fd = Bind(address);
   if (fd < 0) {
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    sockaddr_in any{};
-    any.sin_family = AF_INET;
-    any.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) {
-      std::string why = Errno("cannot open a TCP port for the agents");
-      if (fd >= 0) close(fd);
-      return Error(ErrorCode::kUnavailable, "connect back", why);
-    }
+    if (address.empty()) return Error(ErrorCode::kUnavailable, "connect back", Errno("cannot open a TCP port for the agents"));
+    return Error(ErrorCode::kBadInput, "--connect-back-address",
+                 Errno(fmt::format("cannot listen on {} (a numeric address of this machine)", address)));
   }
   sockaddr_storage bound{};
   socklen_t size = sizeof bound;
@@ -99,12 +106,14 @@ Result<std::pair<int, int>> Listen() {
 
 }  // namespace
 
-Result<ConnectBackListener> OpenConnectBackListener() {
-  Result<std::string> token = NewToken();
-  if (!token.ok()) return token.take_error();
-  Result<std::pair<int, int>> listening = Listen();
+Result<ConnectBackListener> OpenConnectBackListener(const std::string& address) {
+  Result<std::string> secret = RandomHex(32);
+  if (!secret.ok()) return secret.take_error();
+  Result<std::pair<int, int>> listening = Listen(address);
   if (!listening.ok()) return listening.take_error();
-  return ConnectBackListener{listening->first, ConnectBack{listening->second, *token, LocalAddresses()}};
+  ConnectBack where{listening->second, *secret, address.empty() ? LocalAddresses() : std::vector<std::string>{address},
+                    !address.empty()};
+  return ConnectBackListener{listening->first, std::move(where)};
 }
 
 }  // namespace topolaunch

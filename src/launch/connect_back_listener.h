@@ -1,7 +1,10 @@
-// Where agents connect back to (connect_back.h): a fresh token, a TCP port
+// Where agents connect back to (connect_back.h): a fresh secret, a TCP port
 // listening on every address of this machine, and those addresses in the
-// order a node most likely reaches them. Used by connect_back_hub.cc.
+// order a node most likely reaches them; or a port on one address given,
+// pinned. Used by connect_back_hub.cc.
 #pragma once
+
+#include <string>
 
 #include "launch/connect_back.h"
 #include "topolaunch/result.h"
@@ -13,7 +16,9 @@ struct ConnectBackListener {
   ConnectBack where;
 };
 
-/// Errors: kUnavailable (no random bytes, no socket).
-Result<ConnectBackListener> OpenConnectBackListener();
+/// `address`: the one to listen on and advertise, pinned; empty for all.
+/// Errors: kUnavailable (no random bytes, no socket), kBadInput (`address`
+/// is not a numeric address of this machine).
+Result<ConnectBackListener> OpenConnectBackListener(const std::string& address);
 
 }  // namespace topolaunch

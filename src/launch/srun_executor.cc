@@ -149,7 +149,8 @@ std::vector<StartResult> SrunExecutor::StartAll(std::span<const LaunchRequest> r
   auto shared_sink = std::make_shared<SerializedSink>();
   shared_sink->sink = std::move(sink);
   Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open(
-      hosts, [shared_sink](size_t i, OutputStream stream, std::string_view line) { shared_sink->Emit(i, stream, line); });
+      hosts, [shared_sink](size_t i, OutputStream stream, std::string_view line) { shared_sink->Emit(i, stream, line); },
+      address_);
   if (!hub.ok()) return AllFail(requests.size(), hub.error());
   auto lines = std::make_shared<StepLines>(hosts, shared_sink);
   LaunchRequest srun_request{"", SrunStepCommand(srun_, hosts, requests.front().command),

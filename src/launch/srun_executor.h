@@ -8,10 +8,10 @@
 // the same stdin, so each node's own stdin (its launch message, with the
 // forwarded secrets) cannot travel there: the step's stdin carries one
 // connect-back line (connect_back.h) and each agent connects back to this
-// process over TCP, proving the one-time token; its conversation then runs
-// over that connection (connect_back_hub.h). The token travels as the
-// launch messages did before, over Slurm's own I/O connection; nothing
-// secret is on a command line or in a file. The task is in the job:
+// process over TCP, proving a key bound to its node name; its conversation
+// then runs, sealed, over that connection (connect_back_hub.h). The step's
+// secret travels as the launch messages did before, over Slurm's own I/O
+// connection; nothing secret is on a command line or in a file. The task is in the job:
 // accounting, cgroups, scancel and the time limit reach the agent and every
 // worker it starts.
 #pragma once
@@ -46,10 +46,12 @@ class SrunExecutor : public Executor {
   static constexpr std::chrono::milliseconds kCancelGrace{5000};
 
   /// `srun` is the path of srun; `base` runs it on this machine; each
-  /// agent has `connect_timeout` from the start to connect back.
+  /// agent has `connect_timeout` from the start to connect back, to
+  /// `address` when given (run --connect-back-address), else to the
+  /// address srun came from.
   SrunExecutor(std::string srun, std::unique_ptr<Executor> base,
-               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60))
-      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout) {}
+               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60), std::string address = "")
+      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout), address_(std::move(address)) {}
   /// Every request must run the same command (the agent); what differs per
   /// host is its stdin_data. Returns once every agent connected back, srun
   /// ended, or the connect timeout passed; a host whose agent did not
@@ -64,6 +66,7 @@ class SrunExecutor : public Executor {
   std::string srun_;
   std::unique_ptr<Executor> base_;
   std::chrono::milliseconds connect_timeout_;
+  std::string address_;
 };
 
 }  // namespace topolaunch

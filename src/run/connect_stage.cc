@@ -54,10 +54,11 @@ std::string DefaultMasterAddress(const std::optional<SshOptions>& ssh, const std
 }
 
 // Under srun each agent has the preflight's time to connect back.
-std::unique_ptr<Executor> MakeExecutor(const OrderedJob& job, const std::optional<SshOptions>& ssh, milliseconds connect_timeout) {
+std::unique_ptr<Executor> MakeExecutor(const OrderedJob& job, const std::optional<SshOptions>& ssh, milliseconds connect_timeout,
+                                       const std::string& connect_back_address) {
   if (ssh) return std::make_unique<SshExecutor>(*ssh);
   if (job.launcher.kind == LauncherKind::kSrun)
-    return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout);
+    return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout, connect_back_address);
   return std::make_unique<LocalExecutor>();
 }
 
@@ -121,7 +122,7 @@ Staged<ConnectedJob> ConnectStage(const RunOptions& options, OrderedJob ordered)
   job.master_addr = MasterAddress(job.spec, job.order);
   SessionOptions session = SessionOptionsOfJob(options, job);
   AgentLink& agents = job.agents;
-  agents.executor = MakeExecutor(job, *ssh, session.preflight_timeout);
+  agents.executor = MakeExecutor(job, *ssh, session.preflight_timeout, options.connect_back_address);
   Result<std::unique_ptr<RunOutput>> output = OpenRunOutput(options.log_dir, options.ranks_output, job.nodes);
   if (!output.ok()) return EndPass(ReportError(output.error()));
   agents.output = std::move(output).value();

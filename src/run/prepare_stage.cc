@@ -2,6 +2,8 @@
 // Everything here can fail on the user's input alone (a script missing from
 // the command line, a bad host name, a hostfile line, an --env-file), so it
 // runs first and costs no node anything.
+#include <arpa/inet.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -60,6 +62,11 @@ Result<EnvList> ForwardedEnv(const RunOptions& options) {
   return MergeEnv(from_file, *given);
 }
 
+bool IsNumericAddress(const std::string& text) {
+  in6_addr any;
+  return inet_pton(AF_INET, text.c_str(), &any) == 1 || inet_pton(AF_INET6, text.c_str(), &any) == 1;
+}
+
 // The pool, the launcher that reaches it, and the hosts the job may use
 // (each a host name, never an option in disguise).
 Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::optional<int>& slots) {
@@ -70,6 +77,14 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
   if (!launcher.ok()) return launcher.take_error();
   job.launcher = std::move(launcher).value();
   job.local = job.launcher.kind == LauncherKind::kLocal;
+  if (!options.connect_back_address.empty()) {
+    if (!IsNumericAddress(options.connect_back_address))
+      return Error(ErrorCode::kBadInput, "--connect-back-address",
+                   fmt::format("'{}' is not a numeric IPv4 or IPv6 address", options.connect_back_address));
+    if (job.launcher.kind != LauncherKind::kSrun)
+      return Error(ErrorCode::kBadInput, "--connect-back-address",
+                   "only the srun launcher's agents connect back; this job is launched without srun");
+  }
   job.slurm_job_id = pool->slurm_job_id;
   job.allocation_list = pool->allocation_list;
   job.allocation = pool->allocation;

@@ -36,6 +36,7 @@ struct RunOptions {
   double grace_s = 3;
   double heartbeat_s = 5;
   double connect_timeout_s = 10;
+  std::string connect_back_address;  ///< srun: the one address agents connect back to ("" = the one srun came from)
   double preflight_timeout_s = 60;
   bool accept_new_host_keys = false;
   std::string known_hosts;

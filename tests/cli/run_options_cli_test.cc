@@ -41,6 +41,20 @@ TEST_F(RunOptionsCli, AMistypedOptionIsRefusedAndNothingStarts) {
   EXPECT_NE(unknown.err.find("unknown option --rdzv-endpoint before SCRIPT"), std::string::npos) << unknown.err;
 }
 
+// --connect-back-address is for srun's agents, and an address: elsewhere,
+// or a name, it is refused before anything starts.
+TEST_F(RunOptionsCli, AConnectBackAddressIsRefusedWithoutSrunOrWhenNotAnAddress) {
+  ProcessResult local = Run({"--no-gpus", "--launcher", "local", "--connect-back-address", "127.0.0.1", "--dry-run", "x.py"});
+  EXPECT_EQ(local.exit_code, 2) << local.Describe();
+  EXPECT_NE(local.err.find("--connect-back-address: only the srun launcher's agents connect back"), std::string::npos)
+      << local.err;
+  EXPECT_EQ(local.err.find("preflight"), std::string::npos) << local.err;
+  ProcessResult name = Run({"--no-gpus", "--connect-back-address", "login1", "--dry-run", "x.py"});
+  EXPECT_EQ(name.exit_code, 2) << name.Describe();
+  EXPECT_NE(name.err.find("--connect-back-address: 'login1' is not a numeric IPv4 or IPv6 address"), std::string::npos)
+      << name.err;
+}
+
 TEST_F(RunOptionsCli, SrunsDashNIsNnodes) {
   ProcessResult r = Run({"--no-gpus", "-N", "2", "--dry-run", "x.py"});
   EXPECT_EQ(r.exit_code, 2) << r.Describe();

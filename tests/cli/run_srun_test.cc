@@ -330,6 +330,74 @@ TEST_F(RunSrun, AKilledSrunEndsEveryNodeAndTheJobFails) {
       << "srun left on the login side:\n" << fmt::format("{}", fmt::join(sruns, "\n"));
 }
 
+// Another user on a compute node, while a launch waits for a slow agent
+// (node3's topolaunch is a wrapper that waits 4 s): 300 silent connections
+// to `run`'s port, then a partial hello held open. They push out only each
+// other, every agent still gets in, and `run` spends little CPU on them
+// (the hub spun on a partial hello: 1.8 s of CPU in 6 s).
+constexpr const char* kFloodScript = R"PY(
+import socket, sys, time
+host, port, hold = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+conns = []
+for i in range(300):
+    try:
+        conns.append(socket.create_connection((host, port), timeout=2))
+    except OSError:
+        break
+partial = socket.create_connection((host, port), timeout=2)
+partial.sendall(b"@topolaunch-hel")
+print("flooding", len(conns), flush=True)
+time.sleep(hold)
+)PY";
+
+constexpr const char* kCpuScript = R"PY(
+import resource, subprocess, sys
+status = subprocess.run(sys.argv[1:]).returncode
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("@cpu %.3f" % (used.ru_utime + used.ru_stime), file=sys.stderr)
+sys.exit(status)
+)PY";
+
+TEST_F(RunSrun, AFloodAndAPartialHelloDuringTheLaunchKeepNoAgentOutAndCostRunLittleCpu) {
+  std::string wrapper = dir_.File("slow-topolaunch"), flood = dir_.File("flood.py"), cpu = dir_.File("cpu.py");
+  std::ofstream(wrapper) << fmt::format(
+      "#!/bin/sh\nif [ \"$1\" = agent ] && [ \"$SLURMD_NODENAME\" = node3 ]; then sleep 4; fi\nexec {} \"$@\"\n",
+      TopolaunchBinary());
+  std::filesystem::permissions(wrapper, std::filesystem::perms(0755));
+  std::ofstream(flood) << kFloodScript;
+  std::ofstream(cpu) << kCpuScript;
+  std::vector<std::string> argv = {kPython, cpu};
+  for (std::string& arg : RunArgs({"--env", "HOLD=1", "--remote-topolaunch", wrapper}, WriteScript(kFactsScript)))
+    argv.push_back(std::move(arg));
+  ProcessSpec spec = Salloc(kNodes, argv);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  int port = 0;  // run's connect-back port, as another user on the login node sees it
+  WaitUntil(
+      [&] {
+        std::istringstream lines(RunProcess(testbed_->InHead({"ss", "-Htlnp"})).out);
+        for (std::string line; std::getline(lines, line);) {
+          if (line.find("\"topolaunch\"") == std::string::npos) continue;
+          std::istringstream words(line);
+          std::string state, recv_q, send_q, local;
+          words >> state >> recv_q >> send_q >> local;
+          port = std::atoi(local.substr(local.rfind(':') + 1).c_str());
+        }
+        return port > 0 || run.wait_for(milliseconds(0)) == std::future_status::ready;
+      },
+      seconds(60));
+  ASSERT_GT(port, 0) << "run's port never showed";
+  ProcessResult flooded = RunProcess(testbed_->OnNode(2, {kPython, flood, testbed_->HeadAddress(), std::to_string(port), "6"}));
+  ProcessResult r = run.get();
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  EXPECT_NE(flooded.out.find("flooding 300"), std::string::npos) << "the flood did not reach the port: " << flooded.Describe();
+  size_t at = r.err.find("@cpu ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  double seconds_of_cpu = std::atof(r.err.c_str() + at + 5);
+  EXPECT_LT(seconds_of_cpu, 1.5) << "CPU of run (and srun) through a launch under a flood";
+  RecordProperty("run_cpu_seconds", fmt::format("{:.3f}", seconds_of_cpu));
+  ExpectNothingLeft(seconds(6));
+}
+
 TEST_F(RunSrun, ScancelOfTheBatchJobLeavesNoWorker) {
   std::string script = WriteScript(kFactsScript);
   std::vector<std::string> argv = RunArgs({"--env", "HOLD=300"}, script);

@@ -147,13 +147,13 @@ struct FakeRun {
   ~FakeRun() { close(fd); }
 };
 
-const std::string kToken = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
+const std::string kSecret = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
 
 TEST(Agent, ConnectingBackNamesEveryAddressItTried) {
   FakeRun nothing(false);  // bound, not listening: connections are refused
   LocalExecutor executor;
   Lines lines;
-  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({nothing.port, kToken, {"127.0.0.1"}})};
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({nothing.port, kSecret, {"127.0.0.1"}})};
   std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
   ASSERT_TRUE(started[0].ok());
   std::optional<ExitInfo> exit = (*started[0])->Wait(30s);
@@ -164,27 +164,37 @@ TEST(Agent, ConnectingBackNamesEveryAddressItTried) {
             std::string::npos) << lines.err[0];
 }
 
-TEST(Agent, GivesNoHelloToAProgramThatIsNotRun) {
+// A program at the address that is not this job's `run` (another user's
+// listener) gets a hello it cannot use elsewhere, and its answer, which
+// proves nothing, gets no further word: the agent gives up on it.
+TEST(Agent, TrustsNoProgramThatCannotProveTheNodesKey) {
   FakeRun other(true);
   LocalExecutor executor;
   Lines lines;
-  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({other.port, kToken, {"127.0.0.1"}})};
+  LaunchRequest request{"", {{testing::TopolaunchBinary(), "agent"}}, FormatConnectBack({other.port, kSecret, {"127.0.0.1"}})};
+  request.command.env = {{"SLURMD_NODENAME", "node4"}, {"SLURM_PROCID", "4"}};
   std::vector<StartResult> started = executor.StartAll({&request, 1}, lines.Sink());
   ASSERT_TRUE(started[0].ok());
   int peer = accept4(other.fd, nullptr, nullptr, SOCK_CLOEXEC);
   ASSERT_GE(peer, 0);
-  std::string wrong = kToken;
-  wrong[0] = 'f';
-  std::string greeting = FormatRunGreeting(wrong);
-  ASSERT_EQ(write(peer, greeting.data(), greeting.size()), static_cast<ssize_t>(greeting.size()));
+  std::string hello;
+  char c;
+  while (read(peer, &c, 1) == 1 && c != '\n') hello += c;
+  std::optional<ConnectHello> said = ParseConnectHello(hello);
+  ASSERT_TRUE(said) << hello;
+  EXPECT_EQ(said->host, "node4");
+  EXPECT_EQ(said->task, 4);
+  EXPECT_EQ(hello.find(kSecret.substr(0, 16)), std::string::npos) << "the secret went to a stranger";
+  std::string answer = FormatRunAnswer({std::string(64, 'b'), std::string(64, 'c')});
+  ASSERT_EQ(write(peer, answer.data(), answer.size()), static_cast<ssize_t>(answer.size()));
   std::optional<ExitInfo> exit = (*started[0])->Wait(30s);
   ASSERT_TRUE(exit);
   EXPECT_NE(exit->exit_code, 0);
   char got[256];
-  EXPECT_EQ(read(peer, got, sizeof got), 0) << "the agent said something to a stranger";
+  EXPECT_EQ(read(peer, got, sizeof got), 0) << "the agent said more to a stranger";
   close(peer);
   ASSERT_EQ(lines.err.size(), 1u);
-  EXPECT_NE(lines.err[0].find("not this job's `run`"), std::string::npos) << lines.err[0];
+  EXPECT_NE(lines.err[0].find("not this job's `run` (its answer proves nothing)"), std::string::npos) << lines.err[0];
 }
 
 // Heartbeats keep the tree; when they stop (the login node cut off, which

@@ -1,7 +1,10 @@
 // The login node's connect-back hub over real TCP on this machine: clients
-// here play the agents (greeting, hello, frames), so each rule of
+// here play the agents (the handshake, sealed frames) and the attackers of
+// the security review (a relay, a flood, a silent client), so each rule of
 // connect_back.h is seen from the wire.
 #include "launch/connect_back_hub.h"
+
+#include "launch/connect_back_auth.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -49,7 +52,8 @@ struct Lines {
   }
 };
 
-// A client on 127.0.0.1 (the hub listens on every address).
+// A client on 127.0.0.1 (the hub listens on every address). Once Sealed()
+// it reads and writes records, as an agent does after the handshake.
 class Client {
  public:
   explicit Client(int port) {
@@ -63,18 +67,37 @@ class Client {
   ~Client() { Close(); }
   bool connected() const { return connected_; }
   void Send(std::string_view text) { ASSERT_EQ(send(fd_, text.data(), text.size(), MSG_NOSIGNAL), static_cast<ssize_t>(text.size())); }
-  // One line (without '\n'), or "<eof>" / "<timeout>".
+  void Sealed(const ChannelKeys& keys) {
+    seal_ = RecordSealer(keys.to_run);
+    open_ = RecordOpener(keys.to_agent);
+    sealed_ = true;
+  }
+  /// What the agent sends after the handshake: `text` in records.
+  void SendSealed(std::string_view text) {
+    std::string wire;
+    seal_.Seal(text, wire);
+    Send(wire);
+  }
+  // One line (without '\n'), or "<eof>" / "<timeout>" / "<bad record>".
   std::string ReadLine(milliseconds limit = milliseconds(5000)) {
-    std::string line;
     for (;;) {
+      if (size_t end = plain_.find('\n'); end != std::string::npos) {
+        std::string line = plain_.substr(0, end);
+        plain_.erase(0, end + 1);
+        return line;
+      }
       pollfd p{fd_, POLLIN, 0};
       if (poll(&p, 1, static_cast<int>(limit.count())) <= 0) return "<timeout>";
-      char c;
-      if (read(fd_, &c, 1) <= 0) return line.empty() ? "<eof>" : line;
-      if (c == '\n') return line;
-      line += c;
+      char buf[4096];
+      ssize_t got = read(fd_, buf, sealed_ ? sizeof buf : 1);  // before the handshake ends, nothing past its line
+      if (got <= 0) return plain_.empty() ? "<eof>" : std::exchange(plain_, "");
+      seen_.append(buf, static_cast<size_t>(got));
+      if (!sealed_) plain_.append(buf, static_cast<size_t>(got));
+      else if (!open_.Feed(std::string_view(buf, static_cast<size_t>(got)), plain_)) return "<bad record>";
     }
   }
+  /// Every byte read so far, as it came off the wire.
+  const std::string& seen() const { return seen_; }
   void Close() {
     if (fd_ >= 0) close(fd_);
     fd_ = -1;
@@ -83,6 +106,11 @@ class Client {
  private:
   int fd_ = -1;
   bool connected_ = false;
+  bool sealed_ = false;
+  RecordSealer seal_;
+  RecordOpener open_;
+  std::string plain_;
+  std::string seen_;
 };
 
 std::unique_ptr<ConnectBackHub> OpenHub(std::vector<std::string> hosts, Lines& lines) {
@@ -91,11 +119,24 @@ std::unique_ptr<ConnectBackHub> OpenHub(std::vector<std::string> hosts, Lines& l
   return hub.ok() ? std::move(hub).value() : nullptr;
 }
 
-// Connects, checks the greeting, says hello as `host`, task `task`.
-void Hello(Client& client, const ConnectBackHub& hub, const std::string& host, int task) {
+std::string Nonce(char fill) { return std::string(64, fill); }
+
+// The agent's side of the handshake as `host`, task `task`, with `secret`:
+// hello, `run`'s answer checked, ready; the client then speaks in records.
+void Handshake(Client& client, const std::string& secret, const std::string& host, int task) {
   ASSERT_TRUE(client.connected());
-  ASSERT_TRUE(IsRunGreeting(client.ReadLine(), hub.where().token));
-  client.Send(FormatConnectHello({hub.where().token, task, host}));
+  NodeCredential credential(secret, host);
+  ConnectHello hello = credential.Hello(task, Nonce('a'));
+  client.Send(FormatConnectHello(hello));
+  std::optional<RunAnswer> answer = ParseRunAnswer(client.ReadLine());
+  ASSERT_TRUE(answer);
+  ASSERT_TRUE(credential.Proves(hello, *answer)) << "run's answer proves nothing";
+  client.Send(FormatAgentReady(credential.Ready(hello, *answer)));
+  client.Sealed(credential.Keys(hello, *answer));
+}
+
+void Hello(Client& client, const ConnectBackHub& hub, const std::string& host, int task) {
+  Handshake(client, hub.where().secret, host, task);
 }
 
 TEST(ConnectBackHub, TellsWhereToConnectWithAFreshTokenAndNoLoopbackWhenThereIsMore) {
@@ -105,11 +146,38 @@ TEST(ConnectBackHub, TellsWhereToConnectWithAFreshTokenAndNoLoopbackWhenThereIsM
   ConnectBack where = a->where();
   EXPECT_GT(where.port, 0);
   EXPECT_NE(where.port, b->where().port);
-  EXPECT_NE(where.token, b->where().token);
+  EXPECT_NE(where.secret, b->where().secret);
+  EXPECT_FALSE(where.pinned);
   ASSERT_FALSE(where.addresses.empty());
   EXPECT_TRUE(ParseConnectBack(FormatConnectBack(where).substr(0, FormatConnectBack(where).size() - 1)));
-  if (where.addresses.size() > 1 || where.addresses.front() != "127.0.0.1")
+  if (where.addresses.size() > 1 || where.addresses.front() != "127.0.0.1") {
     for (const std::string& address : where.addresses) EXPECT_NE(address, "127.0.0.1");
+  }
+}
+
+// run --connect-back-address: that address alone is listened on and
+// advertised, pinned (the agents use it, whatever srun's own address).
+TEST(ConnectBackHub, AGivenAddressIsTheOnlyOneListenedOnAndItIsPinned) {
+  Lines lines;
+  Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open({"n1"}, lines.Sink(), "127.0.0.1");
+  ASSERT_TRUE(hub.ok()) << hub.error().Message();
+  EXPECT_TRUE((*hub)->where().pinned);
+  EXPECT_EQ((*hub)->where().addresses, std::vector<std::string>{"127.0.0.1"});
+  int port = (*hub)->where().port;
+  EXPECT_TRUE(Client(port).connected());
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in other{};
+  other.sin_family = AF_INET;
+  other.sin_port = htons(static_cast<uint16_t>(port));
+  other.sin_addr.s_addr = htonl(0x7f000002);  // 127.0.0.2: this machine too, another address
+  EXPECT_NE(connect(fd, reinterpret_cast<sockaddr*>(&other), sizeof other), 0) << "another address takes connections";
+  close(fd);
+
+  Result<std::unique_ptr<ConnectBackHub>> elsewhere = ConnectBackHub::Open({"n1"}, lines.Sink(), "192.0.2.77");
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_EQ(elsewhere.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(elsewhere.error().Message().find("--connect-back-address"), std::string::npos) << elsewhere.error().Message();
+  EXPECT_NE(elsewhere.error().Message().find("cannot listen on 192.0.2.77"), std::string::npos) << elsewhere.error().Message();
 }
 
 TEST(ConnectBackHub, EachNodesFramesReachTheSinkAndItsStdinOnlyIt) {
@@ -136,10 +204,10 @@ TEST(ConnectBackHub, EachNodesFramesReachTheSinkAndItsStdinOnlyIt) {
   EXPECT_EQ(second.ReadLine(), "<eof>");  // the agent's "stop"
   EXPECT_FALSE(hub->WriteStdin(1, "late\n").ok());
 
-  first.Send(FormatOutputFrame(OutputStream::kStdout, "out of n1") + FormatOutputFrame(OutputStream::kStderr, "x 9"));
-  first.Send(FormatExitFrame(3));
+  first.SendSealed(FormatOutputFrame(OutputStream::kStdout, "out of n1") + FormatOutputFrame(OutputStream::kStderr, "x 9"));
+  first.SendSealed(FormatExitFrame(3));
   first.Close();
-  second.Send(FormatOutputFrame(OutputStream::kStderr, "n2 stops"));
+  second.SendSealed(FormatOutputFrame(OutputStream::kStderr, "n2 stops"));
   second.Close();  // no exit frame: lost
   std::optional<ExitInfo> one = hub->Wait(0, milliseconds(5000)), two = hub->Wait(1, milliseconds(5000));
   ASSERT_TRUE(one && two);
@@ -153,31 +221,105 @@ TEST(ConnectBackHub, EachNodesFramesReachTheSinkAndItsStdinOnlyIt) {
   EXPECT_EQ(got.size(), 3u);
 }
 
-TEST(ConnectBackHub, WrongTokensUnknownHostsAndSecondHellosAreRefusedAndNamed) {
+TEST(ConnectBackHub, WrongProofsUnknownHostsAndSecondHellosAreRefusedAndNamed) {
   Lines lines;
   std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1", "n2"}, lines);
   ASSERT_TRUE(hub);
-  std::string wrong = hub->where().token;
+  std::string wrong = hub->where().secret;
   wrong[40] = wrong[40] == '0' ? '1' : '0';
   Client thief(hub->where().port);
-  ASSERT_TRUE(IsRunGreeting(thief.ReadLine(), hub->where().token));
-  thief.Send(FormatConnectHello({wrong, 0, "n1"}));
+  thief.Send(FormatConnectHello(NodeCredential(wrong, "n1").Hello(0, Nonce('a'))));
   EXPECT_EQ(thief.ReadLine(), "<eof>");
+  EXPECT_EQ(thief.seen(), "") << "run answered a hello that proved nothing";
 
   Client stranger(hub->where().port), n1(hub->where().port), again(hub->where().port);
-  Hello(stranger, *hub, "n9", 5);
+  stranger.Send(FormatConnectHello(NodeCredential(hub->where().secret, "n9").Hello(5, Nonce('a'))));
   EXPECT_EQ(stranger.ReadLine(), "<eof>");
   Hello(n1, *hub, "n1", 0);
-  Hello(again, *hub, "n1", 1);
+  again.Send(FormatConnectHello(NodeCredential(hub->where().secret, "n1").Hello(1, Nonce('b'))));
   EXPECT_EQ(again.ReadLine(), "<eof>");
 
   std::vector<std::optional<std::string>> missing = hub->AwaitAgents(milliseconds(500), nullptr);
   EXPECT_FALSE(missing[0]);
   ASSERT_TRUE(missing[1]);
   EXPECT_NE(missing[1]->find("the agent on n2 did not connect back"), std::string::npos) << *missing[1];
-  EXPECT_NE(missing[1]->find("task 5 as 'n9'"), std::string::npos) << *missing[1];
-  EXPECT_NE(missing[1]->find("task 1 as 'n1'"), std::string::npos) << *missing[1];
-  EXPECT_EQ(missing[1]->find("task 0"), std::string::npos) << "the refused token is no hello: " << *missing[1];
+  EXPECT_NE(missing[1]->find("task 0 as 'n1' (its proof is wrong: not this job's agent)"), std::string::npos) << *missing[1];
+  EXPECT_NE(missing[1]->find("task 5 as 'n9' (not a planned host)"), std::string::npos) << *missing[1];
+  EXPECT_NE(missing[1]->find("task 1 as 'n1' (that node had already connected)"), std::string::npos) << *missing[1];
+}
+
+// Whatever reaches the port hears nothing until it proves a node's key: a
+// scanner, a wrong address, a user probing for the secret.
+TEST(ConnectBackHub, SaysNothingBeforeAHelloProvesItself) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
+  ASSERT_TRUE(hub);
+  Client silent(hub->where().port), talker(hub->where().port);
+  EXPECT_EQ(silent.ReadLine(milliseconds(300)), "<timeout>");
+  talker.Send("GET / HTTP/1.0\n");
+  EXPECT_EQ(talker.ReadLine(), "<eof>");
+  EXPECT_EQ(silent.seen() + talker.seen(), "");
+  // A hello that proved itself and then says more before the answer: no agent does.
+  Client eager(hub->where().port);
+  eager.Send(FormatConnectHello(NodeCredential(hub->where().secret, "n1").Hello(0, Nonce('a'))) + "o early\n");
+  EXPECT_EQ(eager.ReadLine(), "<eof>");
+}
+
+// The security review's relay: a user listening where an agent connects
+// (another address of the login node, a bridge address on the compute node)
+// passes the handshake on and keeps copies. Logging in on its own with
+// what it saw fails; what it passes on it can neither read nor change.
+TEST(ConnectBackHub, ARelayCanNeitherLogInWithWhatItSawNorReadOrChangeTheChannel) {
+  Lines lines;
+  std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
+  ASSERT_TRUE(hub);
+  const std::string secret = hub->where().secret;
+  NodeCredential agent(secret, "n1");  // the real agent, behind the relay
+  ConnectHello hello = agent.Hello(0, Nonce('a'));
+  Client relayed(hub->where().port);  // the relay's connection for the agent
+  relayed.Send(FormatConnectHello(hello));
+  std::string answer_line = relayed.ReadLine();
+  std::optional<RunAnswer> answer = ParseRunAnswer(answer_line);
+  ASSERT_TRUE(answer);
+  ASSERT_TRUE(agent.Proves(hello, *answer));
+  std::string ready = FormatAgentReady(agent.Ready(hello, *answer));  // the agent's, held by the relay
+
+  // The relay's own login: the hello it saw, then the ready it saw.
+  Client own(hub->where().port);
+  own.Send(FormatConnectHello(hello));
+  std::optional<RunAnswer> fresh = ParseRunAnswer(own.ReadLine());
+  ASSERT_TRUE(fresh);
+  EXPECT_NE(fresh->nonce, answer->nonce);
+  own.Send(ready);
+  EXPECT_EQ(own.ReadLine(), "<eof>");
+  EXPECT_NE(own.seen().find("@topolaunch-run"), std::string::npos);
+
+  // The agent's own handshake goes on through the relay; n1 is in.
+  relayed.Send(ready);
+  relayed.Sealed(agent.Keys(hello, *answer));
+  std::vector<std::optional<std::string>> missing = hub->AwaitAgents(milliseconds(5000), nullptr);
+  ASSERT_FALSE(missing[0]) << *missing[0];
+  EXPECT_EQ(hub->NodeOfTask(0), 0u);
+
+  // The launch message and its secrets pass the relay as ciphertext only.
+  ASSERT_TRUE(hub->WriteStdin(0, "{\"env\":{\"HF_TOKEN\":\"hf_s3cr3t\"}}\n").ok());
+  EXPECT_EQ(relayed.ReadLine(), "{\"env\":{\"HF_TOKEN\":\"hf_s3cr3t\"}}");
+  EXPECT_EQ(relayed.seen().find("hf_s3cr3t"), std::string::npos);
+  std::string everything = relayed.seen() + own.seen() + FormatConnectHello(hello) + ready;
+  EXPECT_EQ(everything.find(secret), std::string::npos) << "the job's secret crossed the wire";
+  EXPECT_EQ(everything.find(secret.substr(32)), std::string::npos);
+
+  // A frame it forges or alters ends the node's connection, and says so.
+  RecordSealer forged(Hmac("guess", "key"));
+  std::string wire;
+  forged.Seal(FormatExitFrame(0), wire);
+  relayed.Send(wire);
+  std::optional<ExitInfo> ended = hub->Wait(0, milliseconds(5000));
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(ended->connection_lost) << "a forged exit frame counted";
+  std::vector<Line> got = lines.Copy();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_NE(got[0].text.find("carried a record that does not authenticate"), std::string::npos) << got[0].text;
 }
 
 TEST(ConnectBackHub, AwaitingStopsWhenTheStepIsGone) {
@@ -270,7 +412,6 @@ TEST(ConnectBackHub, APartialHelloCostsNoCpuAndKeepsNoAgentOut) {
   std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
   ASSERT_TRUE(hub);
   Client slow(hub->where().port);
-  ASSERT_TRUE(IsRunGreeting(slow.ReadLine(), hub->where().token));
   slow.Send("@topolaunch-hel");
   double before = CpuSeconds();
   std::this_thread::sleep_for(std::chrono::seconds(2));
@@ -288,13 +429,19 @@ TEST(ConnectBackHub, AHelloInPiecesThenAFrameInTheSamePacket) {
   std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1"}, lines);
   ASSERT_TRUE(hub);
   Client n1(hub->where().port);
-  ASSERT_TRUE(IsRunGreeting(n1.ReadLine(), hub->where().token));
-  std::string hello = FormatConnectHello({hub->where().token, 0, "n1"});
-  for (size_t i = 0; i + 1 < hello.size(); ++i) {
-    n1.Send(hello.substr(i, 1));
+  NodeCredential credential(hub->where().secret, "n1");
+  ConnectHello hello = credential.Hello(0, Nonce('a'));
+  std::string line = FormatConnectHello(hello);
+  for (size_t i = 0; i < line.size(); ++i) {
+    n1.Send(line.substr(i, 1));
     std::this_thread::sleep_for(milliseconds(1));
   }
-  n1.Send("\n" + FormatOutputFrame(OutputStream::kStdout, "right after"));
+  std::optional<RunAnswer> answer = ParseRunAnswer(n1.ReadLine());
+  ASSERT_TRUE(answer);
+  ChannelKeys keys = credential.Keys(hello, *answer);
+  std::string frame;
+  RecordSealer(keys.to_run).Seal(FormatOutputFrame(OutputStream::kStdout, "right after"), frame);
+  n1.Send(FormatAgentReady(credential.Ready(hello, *answer)) + frame);
   EXPECT_FALSE(hub->AwaitAgents(milliseconds(5000), nullptr)[0]);
   for (int i = 0; i < 100 && lines.Copy().empty(); ++i) std::this_thread::sleep_for(milliseconds(20));
   EXPECT_EQ(lines.Copy(), (std::vector<Line>{{0, OutputStream::kStdout, "right after"}}));
@@ -329,13 +476,13 @@ TEST(ConnectBackHub, OutOfDescriptorsTheHubNeitherSpinsNorLocksTheAgentOut) {
   double before = CpuSeconds();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   double spent = CpuSeconds() - before;
-  std::string token = hub->where().token;
+  std::string secret = hub->where().secret;
   pid_t agent = fork();
   if (agent == 0) {
     setrlimit(RLIMIT_NOFILE, &saved);
     Client n1(port);
-    if (!n1.connected() || !IsRunGreeting(n1.ReadLine(), token)) _exit(1);
-    n1.Send(FormatConnectHello({token, 0, "n1"}));
+    Handshake(n1, secret, "n1", 0);
+    if (::testing::Test::HasFailure()) _exit(1);
     n1.ReadLine(milliseconds(10'000));  // held until the hub closes it
     _exit(0);
   }
@@ -358,7 +505,7 @@ TEST(ConnectBackHub, ThePortClosesWhenTheWaitForAgentsIsOver) {
   std::unique_ptr<ConnectBackHub> hub = OpenHub({"n1", "n2"}, lines);
   ASSERT_TRUE(hub);
   Client idle(hub->where().port);
-  ASSERT_TRUE(IsRunGreeting(idle.ReadLine(), hub->where().token));
+  ASSERT_TRUE(idle.connected());
   EXPECT_TRUE(hub->AwaitAgents(milliseconds(300), nullptr)[0]);
   EXPECT_EQ(idle.ReadLine(milliseconds(2000)), "<eof>") << "the silent connection is closed";
   bool refused = false;

@@ -7,7 +7,9 @@
 namespace topolaunch {
 namespace {
 
-const std::string kToken = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
+const std::string kSecret = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
+const std::string kNonce = std::string(64, 'a');
+const std::string kProof = std::string(32, '0') + std::string(32, 'f');
 
 std::string WithoutNewline(std::string line) {
   EXPECT_EQ(line.back(), '\n');
@@ -16,61 +18,60 @@ std::string WithoutNewline(std::string line) {
 }
 
 TEST(ConnectBack, TheLineReadsBackAsWritten) {
-  ConnectBack where{40123, kToken, {"10.0.0.1", "fd00::1"}};
+  ConnectBack where{40123, kSecret, {"10.0.0.1", "fd00::1"}};
   std::string line = WithoutNewline(FormatConnectBack(where));
   EXPECT_TRUE(IsConnectBack(line));
   EXPECT_EQ(ParseConnectBack(line), where);
+  ConnectBack pinned{40123, kSecret, {"10.0.0.9"}, true};
+  line = WithoutNewline(FormatConnectBack(pinned));
+  EXPECT_EQ(line, "@topolaunch-connect 40123 " + kSecret + " pinned 10.0.0.9");
+  EXPECT_EQ(ParseConnectBack(line), pinned);
 }
 
 TEST(ConnectBack, MalformedLinesAreRefused) {
   for (const std::string& line : std::vector<std::string>{
-           "@topolaunch-connect 0 " + kToken + " 10.0.0.1",                  // port 0
-           "@topolaunch-connect 65536 " + kToken + " 10.0.0.1",              // port too large
-           "@topolaunch-connect 80 " + kToken,                               // no address
-           "@topolaunch-connect 80 " + kToken.substr(1) + " 10.0.0.1",       // short token
-           "@topolaunch-connect 80 " + kToken + "0 10.0.0.1",                // long token
-           "@topolaunch-connect 80 " + std::string(64, 'G') + " 10.0.0.1",   // not hex
-           "@topolaunch-connect 80 " + kToken + " host.example.com",         // not numeric
-           "@topolaunch-connect x80 " + kToken + " 10.0.0.1",
+           "@topolaunch-connect 0 " + kSecret + " 10.0.0.1",                  // port 0
+           "@topolaunch-connect 65536 " + kSecret + " 10.0.0.1",              // port too large
+           "@topolaunch-connect 80 " + kSecret,                               // no address
+           "@topolaunch-connect 80 " + kSecret.substr(1) + " 10.0.0.1",       // short secret
+           "@topolaunch-connect 80 " + kSecret + "0 10.0.0.1",                // long secret
+           "@topolaunch-connect 80 " + std::string(64, 'G') + " 10.0.0.1",    // not hex
+           "@topolaunch-connect 80 " + kSecret + " host.example.com",         // not numeric
+           "@topolaunch-connect 80 " + kSecret + " pinned",                   // pinned to nothing
+           "@topolaunch-connect 80 " + kSecret + " pinned 10.0.0.1 10.0.0.2", // pinned to two
+           "@topolaunch-connect x80 " + kSecret + " 10.0.0.1",
            "@topolaunch-connect",
            "{\"argv\":[\"true\"]}",
        })
     EXPECT_FALSE(ParseConnectBack(line)) << line;
 }
 
-TEST(ConnectBack, EachSideProvesTheTokenWithItsOwnHalf) {
-  std::string greeting = WithoutNewline(FormatRunGreeting(kToken));
-  EXPECT_TRUE(IsRunGreeting(greeting, kToken));
-  EXPECT_EQ(greeting.find(kToken.substr(32)), std::string::npos) << "the greeting gives away the agent's half";
-  std::string other = kToken;
-  other[3] = 'f';
-  EXPECT_FALSE(IsRunGreeting(greeting, other));
-
-  std::string hello = WithoutNewline(FormatConnectHello({kToken, 7, "node7"}));
-  EXPECT_EQ(hello.find(kToken.substr(0, 32)), std::string::npos) << "the hello repeats run's half";
-  ConnectHello read;
-  ASSERT_TRUE(ParseConnectHello(hello, kToken, read));
-  EXPECT_EQ(read, (ConnectHello{kToken, 7, "node7"}));
-  other = kToken;
-  other[60] = '0';
-  EXPECT_FALSE(ParseConnectHello(hello, other, read));
+TEST(ConnectBack, TheHandshakeLinesReadBackAsWritten) {
+  ConnectHello hello{7, "node7", kNonce, kProof};
+  std::string line = WithoutNewline(FormatConnectHello(hello));
+  EXPECT_EQ(line, "@topolaunch-hello 7 node7 " + kNonce + " " + kProof);
+  EXPECT_EQ(ParseConnectHello(line), hello);
+  RunAnswer answer{kProof, kNonce};
+  EXPECT_EQ(ParseRunAnswer(WithoutNewline(FormatRunAnswer(answer))), answer);
+  EXPECT_EQ(ParseAgentReady(WithoutNewline(FormatAgentReady(kProof))), kProof);
 }
 
-TEST(ConnectBack, MalformedHellosAreRefused) {
-  std::string half = kToken.substr(32);
-  ConnectHello read;
-  for (const std::string& line : std::vector<std::string>{"@topolaunch-hello " + half + " -1 node1", "@topolaunch-hello " + half + " 10000001 node1",
-                           "@topolaunch-hello " + half + " 1", "@topolaunch-hello " + half + " 1 node 1",
-                           "@topolaunch-hello " + half + " 1 node\x01", "@topolaunch-hello " + kToken + " 1 node1",
-                           "@topolaunch-run " + half})
-    EXPECT_FALSE(ParseConnectHello(line, kToken, read)) << line;
-}
-
-TEST(ConnectBack, SameTokenComparesWholeStrings) {
-  EXPECT_TRUE(SameToken("abc", "abc"));
-  EXPECT_FALSE(SameToken("abc", "abd"));
-  EXPECT_FALSE(SameToken("abc", "ab"));
-  EXPECT_FALSE(SameToken("", "a"));
+TEST(ConnectBack, MalformedHandshakeLinesAreRefused) {
+  std::string tail = " " + kNonce + " " + kProof;
+  for (const std::string& line : std::vector<std::string>{
+           "@topolaunch-hello -1 node1" + tail, "@topolaunch-hello 10000001 node1" + tail, "@topolaunch-hello 1" + tail,
+           "@topolaunch-hello 1 node 1" + tail, "@topolaunch-hello 1 node\x01" + tail,
+           "@topolaunch-hello 1 node1 " + kNonce,                                  // no proof
+           "@topolaunch-hello 1 node1 " + kNonce + " " + kProof.substr(2),         // short proof
+           "@topolaunch-hello 1 node1 " + kNonce + " " + std::string(64, 'A'),     // upper case
+           "@topolaunch-run " + kNonce + tail})
+    EXPECT_FALSE(ParseConnectHello(line)) << line;
+  for (const std::string& line : std::vector<std::string>{"@topolaunch-run " + kNonce, "@topolaunch-run " + kNonce + tail,
+                                                         "@topolaunch-ready " + kProof})
+    EXPECT_FALSE(ParseRunAnswer(line)) << line;
+  for (const std::string& line : std::vector<std::string>{"@topolaunch-ready", "@topolaunch-ready " + kProof + " x",
+                                                         "@topolaunch-ready " + kProof.substr(1), "@topolaunch-run " + kProof})
+    EXPECT_FALSE(ParseAgentReady(line)) << line;
 }
 
 TEST(ConnectBack, FramesCarryEveryLineAndTheStatusLast) {
@@ -96,11 +97,16 @@ TEST(ConnectBack, FramesCarryEveryLineAndTheStatusLast) {
 // an address of the advertised list that a compute node also has (docker0's
 // 172.17.0.1) could be another user's listener there.
 TEST(AddressesToTry, OnlyTheLaunchNodeWhenSlurmNamesIt) {
-  ConnectBack where{40000, std::string(64, 'a'), {"10.0.0.5", "172.17.0.1", "fd00::5"}};
+  ConnectBack where{40000, kSecret, {"10.0.0.5", "172.17.0.1", "fd00::5"}};
   EXPECT_EQ(AddressesToTry(where, "10.0.0.5"), std::vector<std::string>{"10.0.0.5"});
   EXPECT_EQ(AddressesToTry(where, "10.9.9.9"), std::vector<std::string>{"10.9.9.9"}) << "even when run did not list it";
   EXPECT_EQ(AddressesToTry(where, ""), where.addresses);
   EXPECT_EQ(AddressesToTry(where, "login node"), where.addresses) << "not an address: the advertised list";
+}
+
+TEST(AddressesToTry, APinnedAddressWinsOverSlurms) {
+  ConnectBack where{40000, kSecret, {"10.1.0.5"}, true};
+  EXPECT_EQ(AddressesToTry(where, "10.0.0.5"), std::vector<std::string>{"10.1.0.5"});
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ class NetnsTestbed {
   std::string NodeName(int i) const;
   /// "10.200.0.<i+1>".
   std::string NodeAddress(int i) const;
+  /// The head namespace's address on the bridge (the login node's).
+  std::string HeadAddress() const { return "10.200.0.1"; }
   /// An address on the bridge nobody answers (ARP fails: connects time out).
   std::string SilentAddress() const { return "10.200.0.250"; }
   const std::string& HeadNamespace() const { return head_ns_; }
