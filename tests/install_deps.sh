@@ -10,7 +10,7 @@ set -euo pipefail
 build_pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libhwloc-dev hwloc nlohmann-json3-dev libfmt-dev
             libssh2-1-dev libssl-dev libibnetdisc-dev libibumad-dev libibmad-dev infiniband-diags numactl)
 test_pkgs=(libgtest-dev libgmock-dev ibsim-utils opensm slurm-client slurmctld slurmd python3
-           openssh-server openssh-client iproute2 util-linux python3-torch
+           openssh-server openssh-client iproute2 nftables util-linux python3-torch
            clang libclang-rt-dev openmpi-bin chromium fonts-dejavu-core)
 bench_pkgs=(pdsh libsimgrid-dev graphviz strace)
 want=("${build_pkgs[@]}")

@@ -24,6 +24,9 @@
 #include "launch/local_executor.h"
 #include "launch/program_search.h"
 #include "launch/rank_output_socket.h"
+#include "launch/slurm_rank_env.h"
+
+extern char** environ;
 
 namespace topolaunch::cli {
 
@@ -43,6 +46,12 @@ struct BindOptions {
 std::optional<std::string> EnvValue(std::string_view name) {
   const char* value = std::getenv(std::string(name).c_str());
   return value ? std::optional<std::string>(value) : std::nullopt;
+}
+
+std::vector<std::string> EnvironmentNames() {
+  std::vector<std::string> names;
+  for (char** e = environ; *e; ++e) names.emplace_back(std::string_view(*e).substr(0, std::string_view(*e).find('=')));
+  return names;
 }
 
 Result<std::string> ResolveNumactl(const std::string& flag) {
@@ -122,6 +131,10 @@ int RunBind(BindOptions options, const std::string& program, const std::vector<s
   options.output = EnvValue(kRankOutputEnvName);
   Result<Command> command = BoundWorker(options);
   if (!command.ok()) return ReportError(command.error());
+  // Under srun, Slurm's task variables are the agent's: made torchrun's (slurm_rank_env.h).
+  EnvChange slurm = SlurmVariablesForRank(EnvValue, EnvironmentNames());
+  command->env.insert(command->env.end(), slurm.set.begin(), slurm.set.end());
+  command->unset.insert(command->unset.end(), slurm.unset.begin(), slurm.unset.end());
   ConnectToAgent(options);
   Status replaced = ReplaceProcess(*command);  // returns only on failure
   return ReportError(replaced.error());

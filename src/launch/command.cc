@@ -27,10 +27,14 @@ Result<std::string> RenderShellCommand(const Command& command) {
     if (value.find('\0') != std::string::npos)
       problems.push_back({fmt::format("env {}", name), "the value holds a NUL byte"});
   }
+  for (const std::string& name : command.unset)
+    if (!IsValidEnvName(name))
+      problems.push_back({fmt::format("unset \"{}\"", name), "not a variable name (expected [A-Za-z_][A-Za-z0-9_]*)"});
   if (command.cwd.find('\0') != std::string::npos) problems.push_back({"cwd", "holds a NUL byte"});
   if (!problems.empty()) return Error(ErrorCode::kBadInput, std::move(problems));
   std::string line;
   if (!command.cwd.empty()) line += "cd " + ShellQuote(command.cwd) + " && ";
+  for (const std::string& name : command.unset) line += "unset " + ShellQuote(name) + " && ";
   for (const auto& [name, value] : command.env) line += "export " + ShellQuote(name + "=" + value) + " && ";
   line += "exec " + ShellJoin(command.argv);
   return line;

@@ -20,15 +20,16 @@ struct Command {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env{};  ///< set on top of the inherited environment
   std::string cwd{};                                     ///< empty: the login directory / ours
+  std::vector<std::string> unset{};                      ///< names removed from the inherited environment
   bool operator==(const Command&) const = default;
 };
 
-/// The command as one shell line: `cd 'CWD' && export 'K=V' && exec 'ARG0' ...`
+/// The command as one shell line: `cd 'CWD' && unset 'N' && export 'K=V' && exec 'ARG0' ...`
 /// (parts omitted when empty). Environment values appear in the remote
 /// shell's command line, so secrets belong in the agent's stdin message
 /// instead. Errors (kBadInput, every problem at once): empty argv, an
-/// argument or value holding NUL, an environment name that is not
-/// [A-Za-z_][A-Za-z0-9_]*.
+/// argument or value holding NUL, an environment name (set or unset) that
+/// is not [A-Za-z_][A-Za-z0-9_]*.
 Result<std::string> RenderShellCommand(const Command& command);
 
 /// True when `name` is usable as an environment variable name.

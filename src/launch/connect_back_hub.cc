@@ -140,9 +140,9 @@ void ConnectBackHub::State::Serve() {
 }
 
 Result<std::unique_ptr<ConnectBackHub>> ConnectBackHub::Open(std::vector<std::string> hosts, OutputSink sink,
-                                                             const std::string& address) {
+                                                             const ListenOn& where) {
   if (Status crypto = LoadChannelCrypto(); !crypto.ok()) return crypto.error();
-  Result<ConnectBackListener> listener = OpenConnectBackListener(address);
+  Result<ConnectBackListener> listener = OpenConnectBackListener(where);
   if (!listener.ok()) return listener.take_error();
   std::unique_ptr<ConnectBackHub> hub(new ConnectBackHub());
   auto state = std::make_unique<State>();

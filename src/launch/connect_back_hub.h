@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "launch/connect_back.h"
+#include "launch/connect_back_listener.h"
 #include "launch/executor.h"
 #include "topolaunch/result.h"
 
@@ -32,14 +33,15 @@ namespace topolaunch {
 
 class ConnectBackHub {
  public:
-  /// Listens on a free port of every address of this machine (of `address`
-  /// alone when given: run --connect-back-address), with a new secret.
+  /// Listens on a free port (of SrunPortRange when given) of every address
+  /// of this machine (of one address alone when given: run
+  /// --connect-back-address), with a new secret.
   /// `hosts[i]` is the node name node i's agent will give
   /// (SLURMD_NODENAME); its lines go to sink(i, ...). Errors: kUnavailable
-  /// (no socket, no random bytes, no libcrypto), kBadInput (`address` is
-  /// not one of this machine's).
+  /// (no socket, no random bytes, no libcrypto, no free port in the
+  /// range), kBadInput (the address is not one of this machine's).
   static Result<std::unique_ptr<ConnectBackHub>> Open(std::vector<std::string> hosts, OutputSink sink,
-                                                      const std::string& address = "");
+                                                      const ListenOn& where = {});
   /// Closes every connection: agents still running read EOF, their "stop".
   ~ConnectBackHub();
   ConnectBackHub(const ConnectBackHub&) = delete;

@@ -47,9 +47,10 @@ std::vector<std::string> LocalAddresses() {
   return v4.empty() ? loopback : v4;
 }
 
-// A socket bound to every address (IPv6 with IPv4 mapped, else IPv4), or,
-// when `address` is given, to that one alone; -1 with errno set when not.
-int Bind(const std::string& address) {
+// A socket bound to `port` (0: any) of every address (IPv6 with IPv4
+// mapped, else IPv4), or, when `address` is given, of that one alone; -1
+// with errno set when not.
+int Bind(const std::string& address, int port) {
   sockaddr_storage storage{};
   socklen_t size = 0;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
@@ -58,6 +59,7 @@ int Bind(const std::string& address) {
   int fd = -1;
   if (!given || inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
     if (!given) v6->sin6_addr = in6addr_any;
     size = sizeof *v6;
     fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -71,6 +73,7 @@ int Bind(const std::string& address) {
   }
   storage = {};
   v4->sin_family = AF_INET;
+  v4->sin_port = htons(static_cast<uint16_t>(port));
   v4->sin_addr.s_addr = htonl(INADDR_ANY);
   if (given && inet_pton(AF_INET, address.c_str(), &v4->sin_addr) != 1) {
     errno = EINVAL;
@@ -84,9 +87,29 @@ int Bind(const std::string& address) {
   return -1;
 }
 
+// A socket bound to a free port of `range`, tried from a random one on (so
+// that two `run`s starting together rarely try the same ports); -1 with
+// errno set (EADDRINUSE: every port is taken).
+int BindInRange(const std::string& address, const PortRange& range) {
+  int count = range.last - range.first + 1;
+  Result<std::string> random = RandomHex(4);
+  int start = random.ok() ? static_cast<int>(std::stoul(*random, nullptr, 16) % static_cast<unsigned>(count)) : 0;
+  for (int k = 0; k < count; ++k) {
+    int fd = Bind(address, range.first + (start + k) % count);
+    if (fd >= 0 || errno != EADDRINUSE) return fd;
+  }
+  errno = EADDRINUSE;
+  return -1;
+}
+
 // A listening socket and its port.
-Result<std::pair<int, int>> Listen(const std::string& address) {
-  int fd = Bind(address);
+Result<std::pair<int, int>> Listen(const std::string& address, const std::optional<PortRange>& ports) {
+  int fd = ports ? BindInRange(address, *ports) : Bind(address, 0);
+  if (fd < 0 && ports && errno == EADDRINUSE)
+    return Error(ErrorCode::kUnavailable, "connect back",
+                 fmt::format("no port of SrunPortRange {} (slurm.conf) is free on this machine for the agents' "
+                             "connections: srun and other jobs hold all of them",
+                             FormatPortRange(*ports)));
   if (fd < 0) {
     if (address.empty()) return Error(ErrorCode::kUnavailable, "connect back", Errno("cannot open a TCP port for the agents"));
     return Error(ErrorCode::kBadInput, "--connect-back-address",
@@ -106,10 +129,11 @@ Result<std::pair<int, int>> Listen(const std::string& address) {
 
 }  // namespace
 
-Result<ConnectBackListener> OpenConnectBackListener(const std::string& address) {
+Result<ConnectBackListener> OpenConnectBackListener(const ListenOn& on) {
+  const std::string& address = on.address;
   Result<std::string> secret = RandomHex(32);
   if (!secret.ok()) return secret.take_error();
-  Result<std::pair<int, int>> listening = Listen(address);
+  Result<std::pair<int, int>> listening = Listen(address, on.ports);
   if (!listening.ok()) return listening.take_error();
   ConnectBack where{listening->second, *secret, address.empty() ? LocalAddresses() : std::vector<std::string>{address},
                     !address.empty()};

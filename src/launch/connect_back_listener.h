@@ -4,9 +4,11 @@
 // pinned. Used by connect_back_hub.cc.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "launch/connect_back.h"
+#include "launch/srun_port_range.h"
 #include "topolaunch/result.h"
 
 namespace topolaunch {
@@ -16,9 +18,15 @@ struct ConnectBackListener {
   ConnectBack where;
 };
 
-/// `address`: the one to listen on and advertise, pinned; empty for all.
-/// Errors: kUnavailable (no random bytes, no socket), kBadInput (`address`
-/// is not a numeric address of this machine).
-Result<ConnectBackListener> OpenConnectBackListener(const std::string& address);
+/// Where to listen.
+struct ListenOn {
+  std::string address;              ///< the one to listen on and advertise, pinned; empty for all
+  std::optional<PortRange> ports;   ///< slurm.conf's SrunPortRange; none: any free port
+};
+
+/// Errors: kUnavailable (no random bytes, no socket, no free port in the
+/// range, naming it), kBadInput (the address is not a numeric address of
+/// this machine).
+Result<ConnectBackListener> OpenConnectBackListener(const ListenOn& on);
 
 }  // namespace topolaunch

@@ -19,6 +19,13 @@ Result<LauncherChoice> Srun(const LauncherFacts& facts, std::string why) {
 }  // namespace
 
 Result<LauncherChoice> ChooseLauncher(const LauncherFacts& facts) {
+  if (facts.step_tasks > 1)
+    return Error(ErrorCode::kBadUsage, "run",
+                 fmt::format("this is one of {0} tasks of a Slurm step (SLURM_STEP_NUM_TASKS={0}, as under `srun -N{0} "
+                             "topolaunch run ...`): each task would launch the whole job, {0} agents on every node. Start "
+                             "`topolaunch run ...` once, from the batch script or the salloc shell: it starts every node's "
+                             "agent itself",
+                             facts.step_tasks));
   bool own_hosts = facts.hosts_source == "--hosts" || facts.hosts_source == "--hostfile";
   bool any_hosts = !facts.hosts_source.empty();
   const std::string& r = facts.requested;

@@ -22,6 +22,7 @@ struct LauncherFacts {
   std::string slurm_job_id;        ///< SLURM_JOB_ID, "" outside an allocation
   std::string srun_path;           ///< where srun is on PATH, "" when it is not
   std::string hosts_source;        ///< "--hosts", "--hostfile", "SLURM_JOB_NODELIST" or "" (none)
+  int step_tasks = 0;              ///< SLURM_STEP_NUM_TASKS: `run` is a task of a step of this many; 0 outside one
 };
 
 struct LauncherChoice {
@@ -31,7 +32,9 @@ struct LauncherChoice {
 
 /// Errors (kBadUsage, naming --launcher): srun outside an allocation or
 /// without srun; ssh without hosts; local with --hosts/--hostfile; an
-/// unknown name.
+/// unknown name. Whatever the launcher, `run` as one task of a step of
+/// several (`srun -N4 topolaunch run ...`): each task would launch the
+/// whole job, N agents on every node.
 Result<LauncherChoice> ChooseLauncher(const LauncherFacts& facts);
 
 }  // namespace topolaunch

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -39,8 +40,9 @@ struct ExecPlan {
   explicit ExecPlan(const Command& command) : args(command.argv) {
     for (char** e = environ; *e; ++e) {
       std::string_view entry(*e);
-      bool overridden = false;
-      for (const auto& [key, value] : command.env) overridden |= entry.substr(0, entry.find('=')) == key;
+      std::string_view name = entry.substr(0, entry.find('='));
+      bool overridden = std::find(command.unset.begin(), command.unset.end(), name) != command.unset.end();
+      for (const auto& [key, value] : command.env) overridden |= name == key;
       if (!overridden) env.emplace_back(entry);
     }
     for (const auto& [key, value] : command.env) env.push_back(key + "=" + value);

@@ -11,6 +11,7 @@
 
 #include "core/hostlist.h"
 #include "launch/connect_back_hub.h"
+#include "launch/srun_step_env.h"
 
 namespace topolaunch {
 
@@ -21,10 +22,12 @@ Command SrunStepCommand(const std::string& srun, const std::vector<std::string>&
   Command step;
   step.argv = {srun,          "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1", "--nodelist=" + CompressHostList(sorted),
                "--overlap",   "--kill-on-bad-exit=1", "--unbuffered", "--label", "--quiet"};
+  step.argv.insert(step.argv.end(), StepFixedOptions().begin(), StepFixedOptions().end());
   if (!inner.cwd.empty()) step.argv.push_back("--chdir=" + inner.cwd);
   step.argv.push_back("--");
   step.argv.insert(step.argv.end(), inner.argv.begin(), inner.argv.end());
   step.env = inner.env;
+  step.unset.assign(StepShapingVariables().begin(), StepShapingVariables().end());
   return step;
 }
 
@@ -150,7 +153,7 @@ std::vector<StartResult> SrunExecutor::StartAll(std::span<const LaunchRequest> r
   shared_sink->sink = std::move(sink);
   Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open(
       hosts, [shared_sink](size_t i, OutputStream stream, std::string_view line) { shared_sink->Emit(i, stream, line); },
-      address_);
+      listen_);
   if (!hub.ok()) return AllFail(requests.size(), hub.error());
   auto lines = std::make_shared<StepLines>(hosts, shared_sink);
   LaunchRequest srun_request{"", SrunStepCommand(srun_, hosts, requests.front().command),

@@ -22,18 +22,21 @@
 #include <vector>
 
 #include "launch/command.h"
+#include "launch/connect_back_listener.h"
 #include "launch/executor.h"
 
 namespace topolaunch {
 
 /// `srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=HOSTS --overlap
-/// --kill-on-bad-exit=1 --unbuffered --label --quiet [--chdir=CWD] --
-/// ARGV...`, the inner command's environment set on srun (which exports it
-/// to the tasks). Explicit counts win over SLURM_NTASKS and the like
-/// inherited from sbatch; --overlap lets the step share the nodes with the
-/// job's other steps (a step takes all of a node's CPUs and GPUs by default,
-/// which the workers need); --label marks what an agent writes to srun's
-/// own output (only before it connected back) with its task id.
+/// --kill-on-bad-exit=1 --unbuffered --label --quiet --mpi=none
+/// --cpu-bind=none --export=ALL [--chdir=CWD] -- ARGV...`, the inner
+/// command's environment set on srun (which exports it to the tasks), and
+/// the job's per-task requests (srun_step_env.h) unset. Explicit counts win
+/// over SLURM_NTASKS and the like inherited from sbatch; --overlap lets the
+/// step share the nodes with the job's other steps (a step takes all of a
+/// node's CPUs and the GPUs the job asked for by default, which the workers
+/// need); --label marks what an agent writes to srun's own output (only
+/// before it connected back) with its task id.
 Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner);
 
 class SrunExecutor : public Executor {
@@ -47,11 +50,12 @@ class SrunExecutor : public Executor {
 
   /// `srun` is the path of srun; `base` runs it on this machine; each
   /// agent has `connect_timeout` from the start to connect back, to
-  /// `address` when given (run --connect-back-address), else to the
-  /// address srun came from.
+  /// `listen.address` when given (run --connect-back-address), else to the
+  /// address srun came from, on a port of `listen.ports` when given
+  /// (SrunPortRange).
   SrunExecutor(std::string srun, std::unique_ptr<Executor> base,
-               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60), std::string address = "")
-      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout), address_(std::move(address)) {}
+               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60), ListenOn listen = {})
+      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout), listen_(std::move(listen)) {}
   /// Every request must run the same command (the agent); what differs per
   /// host is its stdin_data. Returns once every agent connected back, srun
   /// ended, or the connect timeout passed; a host whose agent did not
@@ -66,7 +70,7 @@ class SrunExecutor : public Executor {
   std::string srun_;
   std::unique_ptr<Executor> base_;
   std::chrono::milliseconds connect_timeout_;
-  std::string address_;
+  ListenOn listen_;
 };
 
 }  // namespace topolaunch

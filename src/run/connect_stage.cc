@@ -15,6 +15,7 @@
 #include "launch/local_executor.h"
 #include "launch/ssh_config.h"
 #include "launch/srun_executor.h"
+#include "launch/srun_port_range_query.h"
 #include "launch/ssh_executor.h"
 #include "run/ssh_setup.h"
 #include "run/stages.h"
@@ -53,12 +54,24 @@ std::string DefaultMasterAddress(const std::optional<SshOptions>& ssh, const std
   return settings.host_name && !settings.host_name->empty() ? *settings.host_name : first_host;
 }
 
+// Where `run` listens for the agents under srun: the address given, on a
+// port of the site's SrunPortRange (its firewalls admit nodes' connections
+// to login nodes there) when it sets one.
+ListenOn ConnectBackPlace(const RunOptions& options) {
+  ListenOn place{options.connect_back_address, std::nullopt};
+  Result<std::optional<PortRange>> range = QuerySrunPortRange();
+  if (range.ok()) place.ports = *range;
+  else Note(fmt::format("cannot read SrunPortRange ({}): the agents connect back to any free port", range.error().Message()));
+  return place;
+}
+
 // Under srun each agent has the preflight's time to connect back.
-std::unique_ptr<Executor> MakeExecutor(const OrderedJob& job, const std::optional<SshOptions>& ssh, milliseconds connect_timeout,
-                                       const std::string& connect_back_address) {
+std::unique_ptr<Executor> MakeExecutor(const RunOptions& options, const OrderedJob& job, const std::optional<SshOptions>& ssh,
+                                       milliseconds connect_timeout) {
   if (ssh) return std::make_unique<SshExecutor>(*ssh);
   if (job.launcher.kind == LauncherKind::kSrun)
-    return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout, connect_back_address);
+    return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout,
+                                          ConnectBackPlace(options));
   return std::make_unique<LocalExecutor>();
 }
 
@@ -122,7 +135,7 @@ Staged<ConnectedJob> ConnectStage(const RunOptions& options, OrderedJob ordered)
   job.master_addr = MasterAddress(job.spec, job.order);
   SessionOptions session = SessionOptionsOfJob(options, job);
   AgentLink& agents = job.agents;
-  agents.executor = MakeExecutor(job, *ssh, session.preflight_timeout, options.connect_back_address);
+  agents.executor = MakeExecutor(options, job, *ssh, session.preflight_timeout);
   Result<std::unique_ptr<RunOutput>> output = OpenRunOutput(options.log_dir, options.ranks_output, job.nodes);
   if (!output.ok()) return EndPass(ReportError(output.error()));
   agents.output = std::move(output).value();

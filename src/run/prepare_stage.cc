@@ -73,7 +73,9 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
   Result<HostPool> pool = ReadHostPool(options.hostfile, options.hosts);
   if (!pool.ok()) return pool.take_error();
   job.srun = FindProgram("srun");
-  Result<LauncherChoice> launcher = ChooseLauncher({options.launcher, pool->slurm_job_id, job.srun, pool->source});
+  const char* step_tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  Result<LauncherChoice> launcher =
+      ChooseLauncher({options.launcher, pool->slurm_job_id, job.srun, pool->source, step_tasks ? std::atoi(step_tasks) : 0});
   if (!launcher.ok()) return launcher.take_error();
   job.launcher = std::move(launcher).value();
   job.local = job.launcher.kind == LauncherKind::kLocal;

@@ -16,8 +16,16 @@
 # Exit status: topolaunch run's (0 ok, 1 the job failed, 3 a node's preflight
 # failed, nothing started, 130 interrupted); 4 when the audit found a node
 # unfit, before any worker started (its findings are in the job's output).
+#
+# GPUs: ask for them (sbatch --gpus-per-node=8 ...): a step gets the GPUs the
+# job asked for, and an --exclusive job that asked for none gets none where
+# the site constrains devices (cgroup.conf ConstrainDevices=yes).
+# --no-kill: a node that fails leaves the job (and the other nodes) running,
+# so `topolaunch run --max-restarts N` can replace it with a spare node of the
+# allocation; without it Slurm ends the whole job on the first failed node.
 #SBATCH --job-name=topolaunch
 #SBATCH --exclusive
+#SBATCH --no-kill
 #SBATCH --output=%x-%j.out
 set -u
 

@@ -172,8 +172,9 @@ TEST_F(RunRankOutputCliTest, LogDirGetsAFilePerRankAndTheNodesOwnLinesApart) {
     if (rank == 1) ExpectTheBigLineInMarkedPieces(lines);
     // The last stdout line, without a newline, arrives whole. Its place
     // among the rank's stderr lines is not fixed: two streams, as with pipes.
-    if (rank == 2)
+    if (rank == 2) {
       EXPECT_NE(text.find("\n@last without a newline\n"), std::string::npos) << text.substr(text.size() > 300 ? text.size() - 300 : 0);
+    }
   }
   std::string node_file;
   for (const std::string& file : files)

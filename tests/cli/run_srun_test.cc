@@ -3,7 +3,9 @@
 // torchrun. The login side has no SSH key unless a test gives it one, so
 // only srun can reach the nodes. The fabric (ibsim, read by `discover
 // --fabric live`) puts node1 and node3 on one leaf and node2 on the other,
-// so the plan's order is not the allocation's sorted order.
+// so the plan's order is not the allocation's sorted order. The login side
+// is walled as at a site: from the nodes it admits connections only to
+// slurmctld and to slurm.conf's SrunPortRange.
 //
 // The workers are plain Python (no torch import: the suite stays quick on
 // two cores); torchrun still starts them, with static rendezvous.
@@ -43,11 +45,14 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr const char* kTorchrun = "/usr/bin/torchrun --redirects 9:0 --tee 9:0";  // Debian's torch 1.13 needs these
 constexpr const char* kSecret = "s3cr3t-srun-token-93ab";
 
-// Each worker: its facts as one JSON line, a marker file, then `hold` seconds of sleep.
+// Each worker: its facts as one JSON line (its Slurm variables with
+// SHOW_SLURM set), a marker file, then `hold` seconds of sleep.
 constexpr const char* kFactsScript = R"PY(import hashlib, json, os, socket, sys, time
 secret = os.environ.get("MY_TOKEN")
 print("@facts " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname(),
     "step": os.environ.get("SLURM_STEP_ID"), "job": os.environ.get("SLURM_JOB_ID"), "argv": sys.argv[1:],
+    "mpi_vars": sorted(k for k in os.environ if k.startswith("PMI")),
+    "slurm": {k: v for k, v in os.environ.items() if k.startswith("SLURM") and os.environ.get("SHOW_SLURM")},
     "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None}), flush=True)
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
 time.sleep(float(os.environ.get("HOLD", "3")))
@@ -87,6 +92,9 @@ class RunSrun : public ::testing::Test {
     auto slurm = SlurmCluster::Start(*testbed_);
     if (!slurm.ok()) return void(error_ = slurm.error().Message());
     slurm_ = std::move(slurm).value();
+    // As at a site: nodes reach the login node only on slurmctld's port and
+    // SrunPortRange, where `run` listens for the agents too.
+    if (Status walled = slurm_->FirewallTheHead(); !walled.ok()) return void(error_ = walled.error().Message());
   }
   static void TearDownTestSuite() {
     slurm_.reset();
@@ -213,13 +221,65 @@ class RunSrun : public ::testing::Test {
   TempDir dir_;
 };
 
+// What Slurm variables a worker sees (one rank a node here): Slurm's task
+// variables are torchrun's ranks (slurm_rank_env.h: the agent's task index
+// and node count are not), nothing of the agent's task alone is left, and
+// every other variable is on this list, each kept on purpose: the job's
+// (its id, name, nodes, CPUs, where it was submitted), the node's, the
+// step's (the agents' step, which the workers are in for accounting and
+// cgroups), and how to reach srun and slurmctld.
+void ExpectSlurmVariablesOfRanks(const std::map<int, json>& facts) {
+  const std::set<std::string> kept = {
+      // the job
+      "SLURM_CLUSTER_NAME", "SLURM_CONF", "SLURM_JOBID", "SLURM_JOB_ID", "SLURM_JOB_NAME", "SLURM_JOB_NODELIST",
+      "SLURM_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_CPUS_PER_NODE", "SLURM_TASKS_PER_NODE",
+      "SLURM_JOB_PARTITION", "SLURM_JOB_UID", "SLURM_JOB_USER", "SLURM_JOB_GID", "SLURM_JOB_QOS", "SLURM_JOB_ACCOUNT",
+      "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST", "SLURM_WORKING_CLUSTER", "SLURM_UMASK", "SLURM_PRIO_PROCESS",
+      "SLURM_JOB_START_TIME", "SLURM_JOB_END_TIME", "SLURM_CPUS_ON_NODE", "SLURM_GPUS_ON_NODE", "SLURM_JOB_GPUS",
+      "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", "SLURM_NODE_ALIASES",
+      // the node
+      "SLURMD_NODENAME", "SLURM_NODENAME", "SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN",
+      // the agents' step
+      "SLURM_STEPID", "SLURM_STEP_ID", "SLURM_STEP_NODELIST", "SLURM_STEP_NUM_NODES", "SLURM_DISTRIBUTION",
+      "SLURM_CPU_BIND_TYPE", "SLURM_LABELIO", "SLURM_UNBUFFEREDIO", "SLURM_KILL_BAD_EXIT", "SLURM_OVERLAP",
+      "SLURM_EXPORT_ENV", "SLURM_MPI_TYPE",
+      // reaching srun and slurmctld
+      "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_HOST", "SLURM_SRUN_COMM_PORT", "SLURM_STEP_LAUNCHER_PORT",
+      // torchrun's ranks
+      "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NTASKS_PER_NODE",
+      "SLURM_STEP_NUM_TASKS"};
+  for (const auto& [rank, f] : facts) {
+    SCOPED_TRACE(f.dump());
+    const json& slurm = f.at("slurm");
+    EXPECT_EQ(slurm.value("SLURM_PROCID", ""), std::to_string(rank));
+    EXPECT_EQ(slurm.value("SLURM_LOCALID", ""), "0");
+    EXPECT_EQ(slurm.value("SLURM_NODEID", ""), std::to_string(rank));  // one rank a node: the node rank
+    EXPECT_EQ(slurm.value("SLURM_NTASKS", ""), std::to_string(facts.size()));
+    EXPECT_EQ(slurm.value("SLURM_NTASKS_PER_NODE", ""), "1");
+    for (const auto& [name, value] : slurm.items()) EXPECT_TRUE(kept.count(name)) << name << "=" << value << " reaches a worker";
+  }
+}
+
+// The test bed's firewall holds: a listener on the login node is reached
+// from a node inside SrunPortRange, and not outside it.
+TEST_F(RunSrun, TheLoginNodesFirewallAdmitsNodesOnlyOnSlurmsPorts) {
+  const char* listen = "import socket, sys, time\nfor p in sys.argv[1:]:\n    s = socket.socket(); s.bind(('', int(p))); s.listen(); globals()['k' + p] = s\nprint('up', flush=True)\ntime.sleep(20)\n";
+  const char* reach = "import socket, sys\nfor p in sys.argv[2:]:\n    try:\n        socket.create_connection((sys.argv[1], int(p)), timeout=3).close(); print(p, 'open')\n    except OSError as e:\n        print(p, 'closed')\n";
+  auto listener = BackgroundProcess::Start(testbed_->InHead({kPython, "-c", listen, "60150", "5999"}), dir_.File("listen.out"));
+  ASSERT_TRUE(listener.ok()) << listener.error().Message();
+  ASSERT_TRUE((*listener)->WaitForLog("up", seconds(10)).ok());
+  ProcessResult r = RunProcess(testbed_->OnNode(2, {kPython, "-c", reach, testbed_->HeadAddress(), "60150", "5999"}));
+  EXPECT_NE(r.out.find("60150 open"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.out.find("5999 closed"), std::string::npos) << r.Describe();
+}
+
 TEST_F(RunSrun, SallocRunsEveryWorkerAsAStepOfTheJobInPlanOrderWithoutSsh) {
   std::vector<std::string> order = PlanOrder();
   ASSERT_EQ(order.size(), static_cast<size_t>(kNodes));
   ASSERT_NE(fmt::format("{}", fmt::join(order, ",")), "node1,node2,node3") << "the fabric should reorder the nodes";
   const std::vector<std::string> args = {"a b", "it's", "$HOME", "a;b", "line1\nline2", "", "--help", "`id`", "-- "};
   std::string script = WriteScript(kFactsScript);
-  ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "MY_TOKEN", "--env", "HOLD=4"}, script, args));
+  ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "MY_TOKEN", "--env", "HOLD=4", "--env", "SHOW_SLURM=1"}, script, args));
   std::future<ProcessResult> run = StartJob(spec);
   EXPECT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
   std::vector<std::string> exposed = CommandLinesHolding(kSecret);
@@ -252,6 +312,7 @@ TEST_F(RunSrun, SallocRunsEveryWorkerAsAStepOfTheJobInPlanOrderWithoutSsh) {
     EXPECT_EQ(f.at("secret_sha256"), hash);
   }
   EXPECT_EQ(steps.size(), 1u) << "one step for every node";
+  ExpectSlurmVariablesOfRanks(facts);
   EXPECT_NE(r.err.find(fmt::format("Granted job allocation {}", facts[0].at("job").get<std::string>())), std::string::npos)
       << r.err;
   ExpectNothingLeft(seconds(6));
@@ -386,6 +447,7 @@ TEST_F(RunSrun, AFloodAndAPartialHelloDuringTheLaunchKeepNoAgentOutAndCostRunLit
       },
       seconds(60));
   ASSERT_GT(port, 0) << "run's port never showed";
+  EXPECT_TRUE(port >= 60001 && port <= 60200) << "run listens on " << port << ", outside SrunPortRange";
   ProcessResult flooded = RunProcess(testbed_->OnNode(2, {kPython, flood, testbed_->HeadAddress(), std::to_string(port), "6"}));
   ProcessResult r = run.get();
   ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
@@ -395,6 +457,49 @@ TEST_F(RunSrun, AFloodAndAPartialHelloDuringTheLaunchKeepNoAgentOutAndCostRunLit
   double seconds_of_cpu = std::atof(r.err.c_str() + at + 5);
   EXPECT_LT(seconds_of_cpu, 1.5) << "CPU of run (and srun) through a launch under a flood";
   RecordProperty("run_cpu_seconds", fmt::format("{:.3f}", seconds_of_cpu));
+  ExpectNothingLeft(seconds(6));
+}
+
+// `srun -N3 topolaunch run ...`: three launches of the whole job, nine
+// agents. Each task refuses at once, and nothing starts.
+TEST_F(RunSrun, RunAsEveryTaskOfAStepIsRefusedAtOnceAndStartsNothing) {
+  std::string script = WriteScript(kFactsScript);
+  std::vector<std::string> argv = {"srun", "-N3", "-n3"};
+  for (std::string& arg : RunArgs({}, script)) argv.push_back(std::move(arg));
+  Clock::time_point start = Clock::now();
+  ProcessResult r = RunProcess(Salloc(kNodes, argv));
+  EXPECT_LT(Clock::now() - start, seconds(30));
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("this is one of 3 tasks of a Slurm step (SLURM_STEP_NUM_TASKS=3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("from the batch script or the salloc shell"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("preflight"), std::string::npos) << "a node was asked something: " << r.err;
+  EXPECT_EQ(ReadyWorkers(), 0u);
+}
+
+// The job's environment as sites leave it: an MPI plugin named
+// (MpiDefault=pmi2 or SLURM_MPI_TYPE) and `sbatch --export=NONE`'s
+// SLURM_EXPORT_ENV. The agents' step takes neither: the workers see no PMI
+// variables and the agents have the environment they need; the note says
+// what was not passed on.
+TEST_F(RunSrun, TheStepTakesNeitherTheJobsMpiPluginNorItsExportRule) {
+  std::string script = WriteScript(kFactsScript);
+  std::vector<std::string> argv = {"env", "SLURM_MPI_TYPE=pmi2", "SLURM_EXPORT_ENV=NONE"};
+  for (std::string& arg : RunArgs({"--env", "HOLD=0"}, script)) argv.push_back(std::move(arg));
+  ProcessResult r = RunProcess(Salloc(kNodes, argv));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  EXPECT_NE(r.err.find("not passed on to it, the job's own per-task requests: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("SLURM_MPI_TYPE=pmi2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--mpi=none --cpu-bind=none --export=ALL"), std::string::npos) << r.err;
+  int workers = 0;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find(": @facts "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 9), nullptr, false);
+      ASSERT_TRUE(f.is_object()) << line;
+      EXPECT_TRUE(f.at("mpi_vars").empty()) << "a worker has the MPI plugin's variables: " << f.dump();
+      ++workers;
+    }
+  EXPECT_EQ(workers, kNodes) << r.out;
   ExpectNothingLeft(seconds(6));
 }
 

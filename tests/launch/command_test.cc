@@ -34,6 +34,15 @@ TEST(RenderShellCommand, CwdEnvAndExec) {
   EXPECT_EQ(*line, "cd '/work dir' && export 'RANK=0' && export 'MSG=it'\\''s' && exec 'python3' 'train.py' 'a b'");
 }
 
+TEST(RenderShellCommand, UnsetComesBeforeExport) {
+  Command command{{"srun"}, {{"A", "1"}}, "", {"SLURM_GPUS_PER_TASK", "SLURM_CPUS_PER_TASK"}};
+  Result<std::string> line = RenderShellCommand(command);
+  ASSERT_TRUE(line.ok()) << line.error().Message();
+  EXPECT_EQ(*line, "unset 'SLURM_GPUS_PER_TASK' && unset 'SLURM_CPUS_PER_TASK' && export 'A=1' && exec 'srun'");
+  command.unset.push_back("X;rm");
+  EXPECT_FALSE(RenderShellCommand(command).ok()) << "a name that is not a name";
+}
+
 TEST(RenderShellCommand, ArgvOnly) {
   Result<std::string> line = RenderShellCommand(Command{{"hostname"}, {}, ""});
   ASSERT_TRUE(line.ok());

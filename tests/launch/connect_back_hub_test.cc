@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace topolaunch {
@@ -159,7 +160,7 @@ TEST(ConnectBackHub, TellsWhereToConnectWithAFreshTokenAndNoLoopbackWhenThereIsM
 // advertised, pinned (the agents use it, whatever srun's own address).
 TEST(ConnectBackHub, AGivenAddressIsTheOnlyOneListenedOnAndItIsPinned) {
   Lines lines;
-  Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open({"n1"}, lines.Sink(), "127.0.0.1");
+  Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open({"n1"}, lines.Sink(), ListenOn{"127.0.0.1", std::nullopt});
   ASSERT_TRUE(hub.ok()) << hub.error().Message();
   EXPECT_TRUE((*hub)->where().pinned);
   EXPECT_EQ((*hub)->where().addresses, std::vector<std::string>{"127.0.0.1"});
@@ -173,11 +174,47 @@ TEST(ConnectBackHub, AGivenAddressIsTheOnlyOneListenedOnAndItIsPinned) {
   EXPECT_NE(connect(fd, reinterpret_cast<sockaddr*>(&other), sizeof other), 0) << "another address takes connections";
   close(fd);
 
-  Result<std::unique_ptr<ConnectBackHub>> elsewhere = ConnectBackHub::Open({"n1"}, lines.Sink(), "192.0.2.77");
+  Result<std::unique_ptr<ConnectBackHub>> elsewhere = ConnectBackHub::Open({"n1"}, lines.Sink(), ListenOn{"192.0.2.77", std::nullopt});
   ASSERT_FALSE(elsewhere.ok());
   EXPECT_EQ(elsewhere.error().code, ErrorCode::kBadInput);
   EXPECT_NE(elsewhere.error().Message().find("--connect-back-address"), std::string::npos) << elsewhere.error().Message();
   EXPECT_NE(elsewhere.error().Message().find("cannot listen on 192.0.2.77"), std::string::npos) << elsewhere.error().Message();
+}
+
+// A site's SrunPortRange: the port is one of it; with every port of it
+// taken, an error names the range.
+TEST(ConnectBackHub, APortOfTheSrunPortRangeOrAnErrorNamingIt) {
+  // Two free ports next to each other, held here while the hub opens.
+  std::vector<int> held;
+  int first = 0;
+  for (int base = 47000; base < 48000 && !first; base += 2) {
+    for (int fd : held) close(fd);
+    held.clear();
+    for (int port = base; port < base + 2; ++port) {
+      int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in6 any{};
+      any.sin6_family = AF_INET6;
+      any.sin6_port = htons(static_cast<uint16_t>(port));
+      if (bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) {
+        close(fd);
+        break;
+      }
+      held.push_back(fd);
+    }
+    if (held.size() == 2) first = base;
+  }
+  ASSERT_GT(first, 0) << "no two free ports";
+  Lines lines;
+  Result<std::unique_ptr<ConnectBackHub>> full = ConnectBackHub::Open({"n1"}, lines.Sink(), ListenOn{"", PortRange{first, first + 1}});
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.error().Message().find(fmt::format("no port of SrunPortRange {}-{} (slurm.conf) is free", first, first + 1)),
+            std::string::npos)
+      << full.error().Message();
+  close(held[1]);
+  Result<std::unique_ptr<ConnectBackHub>> hub = ConnectBackHub::Open({"n1"}, lines.Sink(), ListenOn{"", PortRange{first, first + 1}});
+  ASSERT_TRUE(hub.ok()) << hub.error().Message();
+  EXPECT_EQ((*hub)->where().port, first + 1);
+  close(held[0]);
 }
 
 TEST(ConnectBackHub, EachNodesFramesReachTheSinkAndItsStdinOnlyIt) {

@@ -73,5 +73,23 @@ TEST(ChooseLauncher, RefusesWhatCannotWork) {
   EXPECT_NE(Refusal(Outside("pbs")).find("'pbs' is not one of"), std::string::npos);
 }
 
+// `srun -N4 topolaunch run ...`: four launches of the whole job. Refused
+// whatever the launcher; one task (the batch step, salloc's interactive
+// step, `srun -N1 -n1`) is one launch.
+TEST(ChooseLauncher, RunAsOneOfSeveralTasksOfAStepIsRefused) {
+  for (const char* requested : {"auto", "srun", "ssh"}) {
+    LauncherFacts nested = InJob(requested);
+    nested.step_tasks = 4;
+    Result<LauncherChoice> choice = ChooseLauncher(nested);
+    ASSERT_FALSE(choice.ok()) << requested;
+    EXPECT_EQ(choice.error().code, ErrorCode::kBadUsage);
+    EXPECT_NE(choice.error().Message().find("one of 4 tasks of a Slurm step"), std::string::npos) << choice.error().Message();
+    EXPECT_NE(choice.error().Message().find("from the batch script or the salloc shell"), std::string::npos);
+  }
+  LauncherFacts single = InJob();
+  single.step_tasks = 1;
+  EXPECT_EQ(Kind(single), LauncherKind::kSrun);
+}
+
 }  // namespace
 }  // namespace topolaunch

@@ -60,6 +60,21 @@ TEST(LocalExecutor, FeedsStdinEnvAndCwd) {
   EXPECT_EQ(got.out, (std::vector<std::string>{"line 1", "line 2", "it's $x; y", "/"}));
 }
 
+// What srun must not inherit (srun_step_env.h) is removed from the child's
+// environment; what the command sets still wins.
+TEST(LocalExecutor, UnsetNamesLeaveTheInheritedEnvironment) {
+  setenv("TL_UNSET_ME", "inherited", 1);
+  setenv("TL_KEEP_ME", "kept", 1);
+  Collected got;
+  Command command{{"sh", "-c", "echo \"${TL_UNSET_ME-gone} $TL_KEEP_ME $TL_SET\""}, {{"TL_SET", "set"}}, "", {"TL_UNSET_ME", "TL_SET"}};
+  auto running = StartOne({"", command}, got);
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->Wait(10s), ExitInfo{.exit_code = 0});
+  unsetenv("TL_UNSET_ME");
+  unsetenv("TL_KEEP_ME");
+  EXPECT_EQ(got.out, (std::vector<std::string>{"gone kept set"}));
+}
+
 TEST(LocalExecutor, ExecFailureIsAStartError) {
   LocalExecutor executor;
   std::vector<LaunchRequest> requests = {{"", {{"/nonexistent/topolaunch-prog"}}}, {"", {{"true"}, {}, "/nonexistent-dir"}}};

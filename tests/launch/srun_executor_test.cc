@@ -18,6 +18,7 @@
 #include "core/hostlist.h"
 #include "launch/launch_message.h"
 #include "launch/local_executor.h"
+#include "launch/srun_step_env.h"
 #include "support/test_paths.h"
 
 namespace topolaunch {
@@ -30,10 +31,29 @@ TEST(SrunStepCommand, OneTaskOnEachNamedNodeWithTheInnerCommandAfterTheOptions) 
   Command step = SrunStepCommand("/usr/bin/srun", {"node7", "node3", "node8"}, inner);
   EXPECT_EQ(step.argv, (std::vector<std::string>{"/usr/bin/srun", "--nodes=3", "--ntasks=3", "--ntasks-per-node=1",
                                                   "--nodelist=node[3,7-8]", "--overlap", "--kill-on-bad-exit=1",
-                                                  "--unbuffered", "--label", "--quiet", "--chdir=/shared/job", "--",
-                                                  "/opt/topolaunch", "agent", "--x=1"}));
+                                                  "--unbuffered", "--label", "--quiet", "--mpi=none", "--cpu-bind=none",
+                                                  "--export=ALL", "--chdir=/shared/job", "--", "/opt/topolaunch", "agent",
+                                                  "--x=1"}));
   EXPECT_EQ(step.env, inner.env);  // srun exports its own environment to the tasks
   EXPECT_TRUE(step.cwd.empty());
+  for (const char* name : {"SLURM_GPUS_PER_TASK", "SLURM_CPUS_PER_TASK", "SRUN_CPUS_PER_TASK", "SLURM_TRES_PER_TASK",
+                           "SLURM_DISTRIBUTION", "SLURM_MPI_TYPE", "SLURM_EXPORT_ENV"})
+    EXPECT_NE(std::find(step.unset.begin(), step.unset.end(), name), step.unset.end()) << name << " reaches srun";
+  EXPECT_EQ(std::find(step.unset.begin(), step.unset.end(), "SLURM_JOB_ID"), step.unset.end()) << "srun needs the job";
+}
+
+// The job's per-task requests are named in the step's note; the rest of its
+// environment is not.
+TEST(SrunStepCommand, TheNoteNamesWhatTheStepDoesNotInherit) {
+  std::vector<std::string> dropped = DroppedForTheStep(
+      {"SLURM_JOB_ID=4711", "SLURM_GPUS_PER_TASK=1", "PATH=/usr/bin", "SLURM_CPUS_PER_TASK=12", "SLURM_CPUS_PER_TASKS=x"});
+  EXPECT_EQ(dropped, (std::vector<std::string>{"SLURM_GPUS_PER_TASK=1", "SLURM_CPUS_PER_TASK=12"}));
+  std::string note = StepNote(dropped);
+  EXPECT_NE(note.find("--mpi=none --cpu-bind=none --export=ALL --overlap"), std::string::npos) << note;
+  EXPECT_NE(note.find("not passed on to it, the job's own per-task requests: SLURM_GPUS_PER_TASK=1, SLURM_CPUS_PER_TASK=12"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(StepNote({}).find("not passed on"), std::string::npos);
 }
 
 TEST(SrunStepCommand, NoChdirWhenTheInnerCommandHasNoFolder) {

@@ -34,6 +34,7 @@ SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=6817
 SlurmdPort=6818
+SrunPortRange={srun_ports}
 AuthType=auth/none
 CredType=cred/none
 StateSaveLocation={dir}/state
@@ -61,7 +62,8 @@ NodeName=node[1-{n}] NodeAddr=10.200.0.[2-{last}] CPUs=2 RealMemory=1000 State=U
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 )",
                                                  fmt::arg("host", ShortHostName()), fmt::arg("dir", dir.path()),
-                                                 fmt::arg("n", n), fmt::arg("last", n + 1));
+                                                 fmt::arg("n", n), fmt::arg("last", n + 1),
+                                                 fmt::arg("srun_ports", kSrunPortRange));
   if (Status up = self->Launch(); !up.ok()) return up.take_error();
   return self;
 }
@@ -103,6 +105,31 @@ ProcessResult SlurmCluster::Client(std::vector<std::string> argv) const {
   ProcessSpec spec = InHead(std::move(argv));
   spec.timeout = std::chrono::seconds(30);
   return RunProcess(spec);
+}
+
+// The login node's firewall of a site: from the nodes' network (eth0) it
+// admits new TCP connections only to slurmctld and to SrunPortRange, where
+// srun listens; what the login node opened itself is answered.
+Status SlurmCluster::FirewallTheHead() const {
+  std::string nft = FindProgram("nft");
+  if (nft.empty()) return Error(ErrorCode::kUnavailable, "nft", "not installed (nftables: bash tests/install_deps.sh test)");
+  std::string rules = fmt::format(R"(table inet topolaunch_site {{
+  chain input {{
+    type filter hook input priority 0; policy accept;
+    iifname "eth0" ct state established,related accept
+    iifname "eth0" tcp dport {{ 6817, {} }} accept
+    iifname "eth0" meta l4proto tcp reject with tcp reset
+  }}
+}}
+)",
+                                  kSrunPortRange);
+  std::string path = dir_.File("firewall.nft");
+  std::ofstream(path) << rules;
+  ProcessSpec spec = testbed_.InHead({nft, "-f", path});
+  spec.timeout = std::chrono::seconds(10);
+  ProcessResult applied = RunProcess(spec);
+  if (applied.exit_code != 0) return Error(ErrorCode::kUnavailable, "nft", applied.Describe());
+  return Ok{};
 }
 
 std::string SlurmCluster::Logs() const {

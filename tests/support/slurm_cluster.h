@@ -25,8 +25,9 @@ class SlurmCluster {
   /// The programs it needs and that are missing ("" when none is): a test
   /// fails with this, naming the package to install.
   static std::string Missing();
-  /// Writes slurm.conf (node1..N, CPUs=2 with config_overrides, KillWait=2),
-  /// starts slurmctld and every slurmd and waits until every node is idle.
+  /// Writes slurm.conf (node1..N, CPUs=2 with config_overrides, KillWait=2,
+  /// SrunPortRange), starts slurmctld and every slurmd and waits until
+  /// every node is idle.
   /// Errors: kUnavailable or kTimeout with the daemons' log tails.
   static Result<std::unique_ptr<SlurmCluster>> Start(const NetnsTestbed& testbed);
   ~SlurmCluster();
@@ -41,6 +42,12 @@ class SlurmCluster {
   const std::string& conf_path() const { return conf_path_; }
   /// slurmctld's and every slurmd's log, for failure messages.
   std::string Logs() const;
+  /// slurm.conf's SrunPortRange.
+  static constexpr const char* kSrunPortRange = "60001-60200";
+  /// A site's firewall on the login node (the head namespace): from the
+  /// nodes, new TCP connections only to slurmctld's port and
+  /// SrunPortRange; others are reset. Errors: kUnavailable (no nft).
+  Status FirewallTheHead() const;
 
  private:
   explicit SlurmCluster(const NetnsTestbed& testbed) : testbed_(testbed) {}
