@@ -8,7 +8,9 @@
 //                  started as a task of one step and connected back, its preflight
 //                  answered, the plan, the dry-run print, the step stopped (a run
 //                  that succeeds: exit 0);
-//   run ssh        the same with `--launcher ssh` to the same nodes.
+//   run ssh        the same with `--launcher ssh` to the same nodes;
+//   scontrol       `scontrol show config`: what `run --launcher srun` pays
+//                  to read SrunPortRange (part of the run srun row).
 // The ratios are to `srun true` and between the two launchers.
 //
 // Usage: srun_bench [RUNS]   (default 5)
@@ -37,7 +39,7 @@ using topolaunch::bench::Median;
 namespace {
 
 constexpr int kNodes = 3;
-const std::vector<std::string> kRows = {"srun true", "run srun", "run ssh"};
+const std::vector<std::string> kRows = {"srun true", "run srun", "run ssh", "scontrol"};
 
 // `run` as the rows start it; the script only has to exist.
 std::string RunCommand(const std::string& launcher, const std::string& script) {
@@ -48,6 +50,7 @@ std::string RunCommand(const std::string& launcher, const std::string& script) {
 // One allocation, every row once from `first` on: "ROW SECONDS" lines.
 std::string TimingScript(size_t first, const std::string& script) {
   std::map<std::string, std::string> commands = {{"srun true", "srun -N3 -n3 true"},
+                                                 {"scontrol", "scontrol show config >/dev/null"},
                                                  {"run srun", RunCommand("srun", script) + " >/dev/null 2>&1"},
                                                  {"run ssh", RunCommand("ssh", script) + " >/dev/null 2>&1"}};
   std::string text = "set -u\n";
@@ -106,5 +109,7 @@ int main(int argc, char** argv) {
              srun, srun / floor);
   fmt::print("  {:<60} {:6.3f} s  ratio to srun true {:.2f}, to the srun path {:.2f}\n",
              "topolaunch run --launcher ssh --dry-run", ssh, ssh / floor, ssh / srun);
+  fmt::print("  {:<60} {:6.3f} s  (within the srun path)\n", "scontrol show config (SrunPortRange)",
+             Median(seconds["scontrol"]));
   return 0;
 }
