@@ -15,7 +15,8 @@
 
 namespace topolaunch {
 
-Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner) {
+Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner,
+                        const std::vector<std::string>& extra) {
   std::string n = std::to_string(hosts.size());
   std::vector<std::string> sorted = hosts;  // Slurm numbers the tasks in its own order anyway; sorted compresses best
   std::sort(sorted.begin(), sorted.end());
@@ -23,6 +24,7 @@ Command SrunStepCommand(const std::string& srun, const std::vector<std::string>&
   step.argv = {srun,          "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1", "--nodelist=" + CompressHostList(sorted),
                "--overlap",   "--kill-on-bad-exit=1", "--unbuffered", "--label", "--quiet"};
   step.argv.insert(step.argv.end(), StepFixedOptions().begin(), StepFixedOptions().end());
+  step.argv.insert(step.argv.end(), extra.begin(), extra.end());
   if (!inner.cwd.empty()) step.argv.push_back("--chdir=" + inner.cwd);
   step.argv.push_back("--");
   step.argv.insert(step.argv.end(), inner.argv.begin(), inner.argv.end());
@@ -156,7 +158,7 @@ std::vector<StartResult> SrunExecutor::StartAll(std::span<const LaunchRequest> r
       listen_);
   if (!hub.ok()) return AllFail(requests.size(), hub.error());
   auto lines = std::make_shared<StepLines>(hosts, shared_sink);
-  LaunchRequest srun_request{"", SrunStepCommand(srun_, hosts, requests.front().command),
+  LaunchRequest srun_request{"", SrunStepCommand(srun_, hosts, requests.front().command, step_options_),
                              FormatConnectBack((*hub)->where()), true};
   std::vector<StartResult> started = base_->StartAll(
       {&srun_request, 1}, [lines](size_t, OutputStream stream, std::string_view line) { lines->Take(stream, line); });

@@ -37,7 +37,9 @@ namespace topolaunch {
 /// node's CPUs and the GPUs the job asked for by default, which the workers
 /// need); --label marks what an agent writes to srun's own output (only
 /// before it connected back) with its task id.
-Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner);
+/// `extra`: more options before "--" (the step's GPUs: srun_step_env.h).
+Command SrunStepCommand(const std::string& srun, const std::vector<std::string>& hosts, const Command& inner,
+                        const std::vector<std::string>& extra = {});
 
 class SrunExecutor : public Executor {
  public:
@@ -53,9 +55,15 @@ class SrunExecutor : public Executor {
   /// `listen.address` when given (run --connect-back-address), else to the
   /// address srun came from, on a port of `listen.ports` when given
   /// (SrunPortRange).
+  /// `step_options` go to SrunStepCommand's `extra`.
   SrunExecutor(std::string srun, std::unique_ptr<Executor> base,
-               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60), ListenOn listen = {})
-      : srun_(std::move(srun)), base_(std::move(base)), connect_timeout_(connect_timeout), listen_(std::move(listen)) {}
+               std::chrono::milliseconds connect_timeout = std::chrono::seconds(60), ListenOn listen = {},
+               std::vector<std::string> step_options = {})
+      : srun_(std::move(srun)),
+        base_(std::move(base)),
+        connect_timeout_(connect_timeout),
+        listen_(std::move(listen)),
+        step_options_(std::move(step_options)) {}
   /// Every request must run the same command (the agent); what differs per
   /// host is its stdin_data. Returns once every agent connected back, srun
   /// ended, or the connect timeout passed; a host whose agent did not
@@ -71,6 +79,7 @@ class SrunExecutor : public Executor {
   std::unique_ptr<Executor> base_;
   std::chrono::milliseconds connect_timeout_;
   ListenOn listen_;
+  std::vector<std::string> step_options_;
 };
 
 }  // namespace topolaunch

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,11 +49,92 @@ std::vector<std::string> DroppedForTheStep(const std::vector<std::string>& envir
   return dropped;
 }
 
-std::string StepNote(const std::vector<std::string>& dropped) {
+namespace {
+
+std::optional<std::string> Value(const std::vector<std::string>& environment, std::string_view name) {
+  for (const std::string& entry : environment)
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+  return std::nullopt;
+}
+
+std::optional<int> Count(std::string_view text) {
+  int value = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+struct PerTaskGpus {
+  std::string type;
+  int count = 0;
+};
+
+// "N" or "TYPE:N" (SLURM_GPUS_PER_TASK); in SLURM_TRES_PER_TASK an entry
+// "gres/gpu=N", "gres/gpu:N", "gres/gpu:TYPE=N" or "gres/gpu:TYPE:N".
+std::optional<PerTaskGpus> ParseTypedCount(std::string_view text) {
+  size_t last = text.find_last_of(":=");
+  std::optional<int> count = Count(last == std::string_view::npos ? text : text.substr(last + 1));
+  if (!count || *count == 0) return std::nullopt;
+  return PerTaskGpus{std::string(last == std::string_view::npos ? "" : text.substr(0, last)), *count};
+}
+
+std::optional<PerTaskGpus> GpusPerTask(const std::vector<std::string>& environment) {
+  if (std::optional<std::string> gpus = Value(environment, "SLURM_GPUS_PER_TASK")) return ParseTypedCount(*gpus);
+  std::optional<std::string> tres = Value(environment, "SLURM_TRES_PER_TASK");
+  if (!tres) return std::nullopt;
+  std::string_view rest = *tres;
+  while (!rest.empty()) {
+    std::string_view entry = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
+    for (std::string_view prefix : {"gres/gpu", "gres:gpu"})
+      if (entry.starts_with(prefix) && entry.size() > prefix.size() && (entry[prefix.size()] == ':' || entry[prefix.size()] == '='))
+        return ParseTypedCount(entry.substr(prefix.size() + 1));
+  }
+  return std::nullopt;
+}
+
+// SLURM_TASKS_PER_NODE: "2(x3),1" is 2, 2, 2, 1.
+std::vector<int> TasksPerNode(std::string_view text) {
+  std::vector<int> tasks;
+  while (!text.empty()) {
+    std::string_view entry = text.substr(0, text.find(','));
+    text.remove_prefix(std::min(text.size(), entry.size() + 1));
+    size_t paren = entry.find("(x");
+    std::optional<int> count = Count(entry.substr(0, paren));
+    std::optional<int> times = paren == std::string_view::npos || !entry.ends_with(")")
+                                   ? std::optional<int>(paren == std::string_view::npos ? 1 : -1)
+                                   : Count(entry.substr(paren + 2, entry.size() - paren - 3));
+    if (!count || !times || *times < 1) return {};
+    tasks.insert(tasks.end(), static_cast<size_t>(*times), *count);
+  }
+  return tasks;
+}
+
+}  // namespace
+
+std::optional<StepGpus> StepGpuRequest(const std::vector<std::string>& environment) {
+  std::optional<PerTaskGpus> per_task = GpusPerTask(environment);
+  std::optional<std::string> tasks_text = Value(environment, "SLURM_TASKS_PER_NODE");
+  if (!per_task || !tasks_text) return std::nullopt;
+  std::vector<int> tasks = TasksPerNode(*tasks_text);
+  if (tasks.empty()) return std::nullopt;
+  auto [fewest, most] = std::minmax_element(tasks.begin(), tasks.end());
+  StepGpus gpus{"", per_task->count * *fewest, per_task->count * *most};
+  if (gpus.fewest == 0) return std::nullopt;
+  gpus.option = per_task->type.empty() ? fmt::format("--gres=gpu:{}", gpus.fewest)
+                                       : fmt::format("--gres=gpu:{}:{}", per_task->type, gpus.fewest);
+  return gpus;
+}
+
+std::string StepNote(const std::vector<std::string>& dropped, const std::optional<StepGpus>& gpus) {
   std::string line = fmt::format(
       "srun step: one task on each node, holding every CPU and the memory the job has there and the GPUs it asked for "
-      "({} --overlap)",
-      fmt::join(kFixed, " "));
+      "({}{}{} --overlap)",
+      fmt::join(kFixed, " "), gpus ? " " : "", gpus ? gpus->option : "");
+  if (gpus && gpus->fewest != gpus->most)
+    line += fmt::format("; the nodes hold {} to {} of the job's GPUs, and one step asks for as many on every node: {} each",
+                        gpus->fewest, gpus->most, gpus->fewest);
   if (!dropped.empty())
     line += fmt::format("; not passed on to it, the job's own per-task requests: {}", fmt::join(dropped, ", "));
   return line;

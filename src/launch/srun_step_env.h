@@ -13,6 +13,7 @@
 // left to a site's defaults.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,8 +36,23 @@ std::span<const std::string_view> StepFixedOptions();
 /// does not inherit, in their order.
 std::vector<std::string> DroppedForTheStep(const std::vector<std::string>& environment);
 
+/// The GPUs the step asks for when the job asked for them per task
+/// (`--gpus-per-task`, or a GPU in `--tres-per-task`): a step that asks for
+/// no GPU gets the job's per-task request, which for the one agent task a
+/// node is one task's GPUs. The step asks instead for what the job holds
+/// on a node, the per-task count times the tasks a node
+/// (SLURM_TASKS_PER_NODE), the fewest of any node when they differ.
+struct StepGpus {
+  std::string option;  ///< "--gres=gpu:N" or "--gres=gpu:TYPE:N"
+  int fewest = 0;      ///< per node
+  int most = 0;
+};
+/// nullopt when the job did not ask for GPUs per task, or its counts cannot
+/// be read (the step then takes the job's request as Slurm copies it).
+std::optional<StepGpus> StepGpuRequest(const std::vector<std::string>& environment);
+
 /// One line for `run`'s notes: what the step asks for, and what of the
 /// job's environment it does not take (`dropped`, from DroppedForTheStep).
-std::string StepNote(const std::vector<std::string>& dropped);
+std::string StepNote(const std::vector<std::string>& dropped, const std::optional<StepGpus>& gpus = std::nullopt);
 
 }  // namespace topolaunch

@@ -71,7 +71,9 @@ std::unique_ptr<Executor> MakeExecutor(const RunOptions& options, const OrderedJ
   if (ssh) return std::make_unique<SshExecutor>(*ssh);
   if (job.launcher.kind == LauncherKind::kSrun)
     return std::make_unique<SrunExecutor>(job.srun, std::make_unique<LocalExecutor>(), connect_timeout,
-                                          ConnectBackPlace(options));
+                                          ConnectBackPlace(options),
+                                          job.step_gpus ? std::vector<std::string>{job.step_gpus->option}
+                                                        : std::vector<std::string>{});
   return std::make_unique<LocalExecutor>();
 }
 

@@ -11,17 +11,10 @@
 #include "run/order_notes.h"
 #include "run/stages.h"
 
-extern char** environ;
-
 namespace topolaunch::run {
 
 namespace {
 
-std::vector<std::string> ThisEnvironment() {
-  std::vector<std::string> entries;
-  for (char** e = environ; *e; ++e) entries.emplace_back(*e);
-  return entries;
-}
 
 void ApplyPassRequest(PreparedJob& job, const PassRequest& request) {
   if (const Replan* replan = request.replan)
@@ -46,10 +39,8 @@ Staged<OrderedJob> OrderStage(const RunOptions& options, PreparedJob prepared, c
   for (const PlanNode& node : job.order.nodes) job.nodes.push_back({node.host, node.node_rank});
   if (request.restart == 0 && !request.hosts) {
     Note("launcher: " + job.launcher.why);
-    if (job.launcher.kind == LauncherKind::kSrun) {
-      std::vector<std::string> dropped = DroppedForTheStep(ThisEnvironment());
-      if (options.dry_run || !dropped.empty()) Note(StepNote(dropped));
-    }
+    if (job.launcher.kind == LauncherKind::kSrun && (options.dry_run || !job.step_dropped.empty()))
+      Note(StepNote(job.step_dropped, job.step_gpus));
     for (const std::string& note : IdleHostNotes(job.hosts, job.request.nnodes, options.max_restarts, job.order)) Note(note);
   }
   // srun starts steps only on the allocation's nodes; a planned host outside

@@ -17,9 +17,12 @@
 #include "launch/command.h"
 #include "launch/job_env.h"
 #include "launch/program_search.h"
+#include "launch/srun_step_env.h"
 #include "run/host_pool.h"
 #include "run/stages.h"
 #include "topolaunch/topology_json.h"
+
+extern char** environ;
 
 namespace topolaunch::run {
 
@@ -79,6 +82,12 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
   if (!launcher.ok()) return launcher.take_error();
   job.launcher = std::move(launcher).value();
   job.local = job.launcher.kind == LauncherKind::kLocal;
+  if (job.launcher.kind == LauncherKind::kSrun) {
+    std::vector<std::string> environment;
+    for (char** e = environ; *e; ++e) environment.emplace_back(*e);
+    job.step_dropped = DroppedForTheStep(environment);
+    job.step_gpus = StepGpuRequest(environment);
+  }
   if (!options.connect_back_address.empty()) {
     if (!IsNumericAddress(options.connect_back_address))
       return Error(ErrorCode::kBadInput, "--connect-back-address",

@@ -44,6 +44,7 @@
 #include "launch/queued_printer.h"
 #include "launch/restart_loop.h"
 #include "launch/run_session.h"
+#include "launch/srun_step_env.h"
 #include "rankmap/plan_builder.h"
 #include "run/run_options.h"
 #include "run/run_output.h"
@@ -82,6 +83,8 @@ struct PreparedJob {
   bool local = false;                   ///< this machine alone
   LauncherChoice launcher;
   std::string srun;                     ///< srun's path, for the srun launcher
+  std::vector<std::string> step_dropped;  ///< srun: the job's variables the agents' step does not take
+  std::optional<StepGpus> step_gpus;      ///< srun: the GPUs the step asks for (the job asked per task)
   std::string slurm_job_id;
   std::string allocation_list;          ///< SLURM_JOB_NODELIST
   std::vector<std::string> allocation;  ///< its hosts

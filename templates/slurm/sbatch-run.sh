@@ -17,14 +17,17 @@
 # failed, nothing started, 130 interrupted); 4 when the audit found a node
 # unfit, before any worker started (its findings are in the job's output).
 #
-# GPUs: ask for them (sbatch --gpus-per-node=8 ...): a step gets the GPUs the
-# job asked for, and an --exclusive job that asked for none gets none where
-# the site constrains devices (cgroup.conf ConstrainDevices=yes).
+# GPUs: the step that starts the workers gets the GPUs the job asked for, so
+# the job asks for every GPU of its nodes (set your nodes' count here, or
+# override it: sbatch --gpus-per-node=4 ...). An --exclusive job that asks
+# for none gets none where the site constrains devices (cgroup.conf
+# ConstrainDevices=yes).
 # --no-kill: a node that fails leaves the job (and the other nodes) running,
 # so `topolaunch run --max-restarts N` can replace it with a spare node of the
 # allocation; without it Slurm ends the whole job on the first failed node.
 #SBATCH --job-name=topolaunch
 #SBATCH --exclusive
+#SBATCH --gpus-per-node=8
 #SBATCH --no-kill
 #SBATCH --output=%x-%j.out
 set -u

@@ -52,6 +52,7 @@ secret = os.environ.get("MY_TOKEN")
 print("@facts " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname(),
     "step": os.environ.get("SLURM_STEP_ID"), "job": os.environ.get("SLURM_JOB_ID"), "argv": sys.argv[1:],
     "mpi_vars": sorted(k for k in os.environ if k.startswith("PMI")),
+    "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
     "slurm": {k: v for k, v in os.environ.items() if k.startswith("SLURM") and os.environ.get("SHOW_SLURM")},
     "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None}), flush=True)
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
@@ -184,7 +185,9 @@ class RunSrun : public ::testing::Test {
   // templates/slurm/sbatch-run.sh submitted with `run_args`, the audit
   // reading `sysfs`: its exit status once it ended; its output is batch.out.
   int SbatchTemplate(const FakeSysfs& sysfs, std::vector<std::string> run_args) const {
-    std::vector<std::string> argv = {"sbatch", "--parsable", fmt::format("-N{}", kNodes), "-o", dir_.File("batch.out"),
+    // The template asks for eight GPUs a node; this cluster's nodes have four.
+    std::vector<std::string> argv = {"sbatch",           "--parsable", fmt::format("-N{}", kNodes),
+                                     "--gpus-per-node=4", "-o",        dir_.File("batch.out"),
                                      std::string(TOPOLAUNCH_SOURCE_DIR) + "/templates/slurm/sbatch-run.sh"};
     argv.insert(argv.end(), run_args.begin(), run_args.end());
     ProcessSpec spec = LoginSide(argv);
@@ -460,6 +463,28 @@ TEST_F(RunSrun, AFloodAndAPartialHelloDuringTheLaunchKeepNoAgentOutAndCostRunLit
   ExpectNothingLeft(seconds(6));
 }
 
+// A job that asks for GPUs per task (two tasks a node, one GPU each): the
+// agents' step, one task a node, gets both GPUs of each node, not one
+// (srun read SLURM_GPUS_PER_TASK=1 from the job's environment).
+TEST_F(RunSrun, PerTaskRequestsOfTheJobGiveTheStepEveryGpuOfItsNodes) {
+  std::string script = WriteScript(kFactsScript);
+  std::vector<std::string> argv = {"--ntasks-per-node=2", "--gpus-per-task=1", "-c", "1"};
+  for (std::string& arg : RunArgs({"--env", "HOLD=0"}, script)) argv.push_back(std::move(arg));
+  ProcessResult r = RunProcess(Salloc(kNodes, argv));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  EXPECT_NE(r.err.find("SLURM_GPUS_PER_TASK=1"), std::string::npos) << "the note should name it: " << r.err;
+  int workers = 0;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (size_t at = line.find(": @facts "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 9), nullptr, false);
+      ASSERT_TRUE(f.is_object()) << line;
+      EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
+      ++workers;
+    }
+  EXPECT_EQ(workers, kNodes) << r.out;
+}
+
 // `srun -N3 topolaunch run ...`: three launches of the whole job, nine
 // agents. Each task refuses at once, and nothing starts.
 TEST_F(RunSrun, RunAsEveryTaskOfAStepIsRefusedAtOnceAndStartsNothing) {
@@ -563,6 +588,7 @@ TEST_F(RunSrun, TheSbatchTemplateAuditsEveryNodeThenRunsTheJob) {
   EXPECT_NE(out.find("launcher: srun (--launcher srun)"), std::string::npos) << out;
   for (int rank = 0; rank < kNodes; ++rank)
     EXPECT_NE(out.find(fmt::format("@facts {{\"rank\": {},", rank)), std::string::npos) << out;
+  EXPECT_NE(out.find("\"gpus\": \"0,1,2,3\""), std::string::npos) << "a worker without its node's four GPUs:\n" << out;
 }
 
 TEST_F(RunSrun, TheSbatchTemplateStartsNothingWhenANodeFailsItsAudit) {

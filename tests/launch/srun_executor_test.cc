@@ -42,6 +42,30 @@ TEST(SrunStepCommand, OneTaskOnEachNamedNodeWithTheInnerCommandAfterTheOptions) 
   EXPECT_EQ(std::find(step.unset.begin(), step.unset.end(), "SLURM_JOB_ID"), step.unset.end()) << "srun needs the job";
 }
 
+// GPUs asked for per task: Slurm gives a step that asks for none the job's
+// per-task count, one task's GPUs for the one agent a node; the step asks
+// for what the job holds on a node.
+TEST(StepGpuRequest, PerTaskGpusTimesTasksANode) {
+  std::optional<StepGpus> gpus = StepGpuRequest({"SLURM_GPUS_PER_TASK=1", "SLURM_TASKS_PER_NODE=2(x3)"});
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->option, "--gres=gpu:2");
+  gpus = StepGpuRequest({"SLURM_TRES_PER_TASK=cpu=10,gres/gpu:a100=2", "SLURM_TASKS_PER_NODE=4"});
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->option, "--gres=gpu:a100:8");
+  gpus = StepGpuRequest({"SLURM_GPUS_PER_TASK=h100:1", "SLURM_TASKS_PER_NODE=4(x2),2"});
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->option, "--gres=gpu:h100:2");
+  EXPECT_EQ(gpus->most, 4);
+  EXPECT_NE(StepNote({}, gpus).find("the nodes hold 2 to 4 of the job's GPUs"), std::string::npos) << StepNote({}, gpus);
+  EXPECT_NE(StepNote({}, gpus).find("--export=ALL --gres=gpu:h100:2 --overlap"), std::string::npos) << StepNote({}, gpus);
+  // Asked for per node or per job, or not read: Slurm copies the job's request as it is.
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_NODE=8", "SLURM_TASKS_PER_NODE=8(x2)"}));
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=1"}));
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=x", "SLURM_TASKS_PER_NODE=2"}));
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=1", "SLURM_TASKS_PER_NODE=2(x"}));
+  EXPECT_FALSE(StepGpuRequest({"SLURM_TRES_PER_TASK=cpu=4", "SLURM_TASKS_PER_NODE=2"}));
+}
+
 // The job's per-task requests are named in the step's note; the rest of its
 // environment is not.
 TEST(SrunStepCommand, TheNoteNamesWhatTheStepDoesNotInherit) {

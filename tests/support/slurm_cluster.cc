@@ -1,6 +1,11 @@
 #include "support/slurm_cluster.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,6 +33,16 @@ Result<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(const NetnsTestbed& te
   self->conf_path_ = dir.File("slurm.conf");
   int n = testbed.nodes();
   for (int i = 1; i <= n; ++i) std::filesystem::create_directories(dir.File("spool/" + testbed.NodeName(i)));
+  // Four fake GPUs a node: character devices with NVIDIA's major (195) that
+  // no driver answers (opening one gives ENXIO). slurmd only stats them.
+  std::filesystem::create_directories(dir.File("dev"));
+  for (int g = 0; g < kGpusPerNode; ++g) {
+    std::string device = dir.File(fmt::format("dev/nvidia{}", g));
+    if (mknod(device.c_str(), S_IFCHR | 0666, makedev(195, g)) != 0)
+      return Error(ErrorCode::kUnavailable, "slurm", fmt::format("mknod {}: {}", device, std::strerror(errno)));
+  }
+  std::ofstream(dir.File("gres.conf")) << fmt::format("NodeName=node[1-{}] Name=gpu File={}/dev/nvidia[0-{}]\n", n,
+                                                       dir.path(), kGpusPerNode - 1);
   std::ofstream(self->conf_path_) << fmt::format(R"(ClusterName=tlnetns
 SlurmctldHost={host}(10.200.0.1)
 SlurmUser=root
@@ -35,6 +50,7 @@ SlurmdUser=root
 SlurmctldPort=6817
 SlurmdPort=6818
 SrunPortRange={srun_ports}
+GresTypes=gpu
 AuthType=auth/none
 CredType=cred/none
 StateSaveLocation={dir}/state
@@ -58,12 +74,12 @@ SlurmdParameters=config_overrides
 KillWait=2
 SlurmctldDebug=info
 SlurmdDebug=info
-NodeName=node[1-{n}] NodeAddr=10.200.0.[2-{last}] CPUs=2 RealMemory=1000 State=UNKNOWN
+NodeName=node[1-{n}] NodeAddr=10.200.0.[2-{last}] CPUs=2 RealMemory=1000 Gres=gpu:{gpus} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 )",
                                                  fmt::arg("host", ShortHostName()), fmt::arg("dir", dir.path()),
                                                  fmt::arg("n", n), fmt::arg("last", n + 1),
-                                                 fmt::arg("srun_ports", kSrunPortRange));
+                                                 fmt::arg("srun_ports", kSrunPortRange), fmt::arg("gpus", kGpusPerNode));
   if (Status up = self->Launch(); !up.ok()) return up.take_error();
   return self;
 }

@@ -25,9 +25,9 @@ class SlurmCluster {
   /// The programs it needs and that are missing ("" when none is): a test
   /// fails with this, naming the package to install.
   static std::string Missing();
-  /// Writes slurm.conf (node1..N, CPUs=2 with config_overrides, KillWait=2,
-  /// SrunPortRange), starts slurmctld and every slurmd and waits until
-  /// every node is idle.
+  /// Writes slurm.conf (node1..N, CPUs=2 and four GPUs with
+  /// config_overrides, KillWait=2, SrunPortRange) and gres.conf, starts
+  /// slurmctld and every slurmd and waits until every node is idle.
   /// Errors: kUnavailable or kTimeout with the daemons' log tails.
   static Result<std::unique_ptr<SlurmCluster>> Start(const NetnsTestbed& testbed);
   ~SlurmCluster();
@@ -44,6 +44,9 @@ class SlurmCluster {
   std::string Logs() const;
   /// slurm.conf's SrunPortRange.
   static constexpr const char* kSrunPortRange = "60001-60200";
+  /// GPU GRES of every node (gres.conf: fake character devices, NVIDIA's
+  /// major 195, that no driver answers).
+  static constexpr int kGpusPerNode = 4;
   /// A site's firewall on the login node (the head namespace): from the
   /// nodes, new TCP connections only to slurmctld's port and
   /// SrunPortRange; others are reset. Errors: kUnavailable (no nft).
