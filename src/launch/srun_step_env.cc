@@ -75,7 +75,7 @@ struct PerTaskGpus {
 std::optional<PerTaskGpus> ParseTypedCount(std::string_view text) {
   size_t last = text.find_last_of(":=");
   std::optional<int> count = Count(last == std::string_view::npos ? text : text.substr(last + 1));
-  if (!count || *count == 0) return std::nullopt;
+  if (!count || *count == 0 || *count > 10'000) return std::nullopt;
   return PerTaskGpus{std::string(last == std::string_view::npos ? "" : text.substr(0, last)), *count};
 }
 
@@ -105,7 +105,7 @@ std::vector<int> TasksPerNode(std::string_view text) {
     std::optional<int> times = paren == std::string_view::npos || !entry.ends_with(")")
                                    ? std::optional<int>(paren == std::string_view::npos ? 1 : -1)
                                    : Count(entry.substr(paren + 2, entry.size() - paren - 3));
-    if (!count || !times || *times < 1) return {};
+    if (!count || !times || *times < 1 || *count > 100'000 || *times > 1'000'000) return {};  // no such node or job
     tasks.insert(tasks.end(), static_cast<size_t>(*times), *count);
   }
   return tasks;

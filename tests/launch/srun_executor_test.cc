@@ -64,6 +64,8 @@ TEST(StepGpuRequest, PerTaskGpusTimesTasksANode) {
   EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=x", "SLURM_TASKS_PER_NODE=2"}));
   EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=1", "SLURM_TASKS_PER_NODE=2(x"}));
   EXPECT_FALSE(StepGpuRequest({"SLURM_TRES_PER_TASK=cpu=4", "SLURM_TASKS_PER_NODE=2"}));
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=1", "SLURM_TASKS_PER_NODE=2(x2000000000)"})) << "no such job";
+  EXPECT_FALSE(StepGpuRequest({"SLURM_GPUS_PER_TASK=2000000", "SLURM_TASKS_PER_NODE=2000"})) << "no such node";
 }
 
 // The job's per-task requests are named in the step's note; the rest of its
