@@ -1,6 +1,8 @@
 // Reading whole files into memory, with errors that name the file.
 #pragma once
 
+#include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,17 @@ inline std::vector<std::string_view> BlankSeparatedWords(std::string_view line) 
     pos = end;
   }
   return words;
+}
+
+/// `text` as a decimal number in low..high, digits only (no sign, no
+/// blanks); nullopt otherwise.
+inline std::optional<long long> DecimalNumber(std::string_view text, long long low, long long high) {
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || text.front() == '-' || error != std::errc() || end != text.data() + text.size() || value < low ||
+      value > high)
+    return std::nullopt;
+  return value;
 }
 
 }  // namespace topolaunch

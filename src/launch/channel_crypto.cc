@@ -92,6 +92,12 @@ struct CipherContext {
 
 const unsigned char* Bytes(std::string_view text) { return reinterpret_cast<const unsigned char*>(text.data()); }
 
+std::string Hex(std::string_view bytes) {
+  std::string hex;
+  for (char b : bytes) hex += fmt::format("{:02x}", static_cast<unsigned char>(b));
+  return hex;
+}
+
 }  // namespace
 
 Status LoadChannelCrypto() {
@@ -116,16 +122,10 @@ Result<std::string> RandomHex(size_t bytes) {
     if (got <= 0) return Error(ErrorCode::kUnavailable, "connect back", fmt::format("no random bytes: {}", std::strerror(errno)));
     have += static_cast<size_t>(got);
   }
-  std::string hex;
-  for (char c : raw) hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
-  return hex;
+  return Hex(raw);
 }
 
-std::string KeyHex(const ChannelKey& key) {
-  std::string hex;
-  for (unsigned char b : key) hex += fmt::format("{:02x}", b);
-  return hex;
-}
+std::string KeyHex(const ChannelKey& key) { return Hex(KeyBytes(key)); }
 
 std::optional<ChannelKey> KeyFromHex(std::string_view hex) {
   if (hex.size() != 64) return std::nullopt;

@@ -1,10 +1,11 @@
 #include "launch/connect_back.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "core/text_io.h"
 
 namespace topolaunch {
 
@@ -31,10 +32,8 @@ std::vector<std::string_view> Words(std::string_view text) {
 }
 
 std::optional<int> Number(std::string_view word, int low, int high) {
-  int value = 0;
-  auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (error != std::errc() || end != word.data() + word.size() || value < low || value > high) return std::nullopt;
-  return value;
+  std::optional<long long> value = DecimalNumber(word, low, high);
+  return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
 // A secret, a nonce or a proof: 64 lowercase hex digits.

@@ -1,17 +1,13 @@
 #include "launch/slurm_rank_env.h"
 
-#include <charconv>
+#include "core/text_io.h"
 
 namespace topolaunch {
 
 namespace {
 
-std::optional<long> Count(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  long value = -1;
-  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value < 0) return std::nullopt;
-  return value;
+std::optional<long long> Count(const std::optional<std::string>& text) {
+  return text ? DecimalNumber(*text, 0, 1LL << 40) : std::nullopt;
 }
 
 bool AgentTaskOnly(const std::string& name) {
@@ -24,7 +20,7 @@ bool AgentTaskOnly(const std::string& name) {
 EnvChange SlurmVariablesForRank(const std::function<std::optional<std::string>(const std::string&)>& get,
                                 const std::vector<std::string>& names) {
   if (!get("SLURM_PROCID")) return {};
-  std::optional<long> rank = Count(get("RANK")), local_rank = Count(get("LOCAL_RANK")), world = Count(get("WORLD_SIZE")),
+  std::optional<long long> rank = Count(get("RANK")), local_rank = Count(get("LOCAL_RANK")), world = Count(get("WORLD_SIZE")),
                       local_world = Count(get("LOCAL_WORLD_SIZE")), node = Count(get("GROUP_RANK"));
   if (!rank || !local_rank || !world || !local_world || !node) return {};
   EnvChange change;

@@ -1,24 +1,16 @@
 #include "launch/srun_port_range.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include "core/text_io.h"
 
 namespace topolaunch {
 
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-  return text;
-}
-
 std::optional<int> Port(std::string_view text) {
-  int value = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0 || value > 65535) return std::nullopt;
-  return value;
+  std::optional<long long> port = DecimalNumber(text, 0, 65535);
+  return port ? std::optional<int>(static_cast<int>(*port)) : std::nullopt;
 }
 
 }  // namespace
@@ -29,8 +21,8 @@ Result<std::optional<PortRange>> ParseSrunPortRange(std::string_view config) {
     std::string_view line = config.substr(0, end);
     config.remove_prefix(end == std::string_view::npos ? config.size() : end + 1);
     size_t equals = line.find('=');
-    if (equals == std::string_view::npos || Trim(line.substr(0, equals)) != "SrunPortRange") continue;
-    std::string_view value = Trim(line.substr(equals + 1));
+    if (equals == std::string_view::npos || TrimLine(line.substr(0, equals)) != "SrunPortRange") continue;
+    std::string_view value = TrimLine(line.substr(equals + 1));
     size_t dash = value.find('-');
     std::optional<int> first = Port(value.substr(0, dash));
     std::optional<int> last = dash == std::string_view::npos ? std::nullopt : Port(value.substr(dash + 1));

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "core/text_io.h"
 
 namespace topolaunch {
 
@@ -58,11 +59,9 @@ std::optional<std::string> Value(const std::vector<std::string>& environment, st
   return std::nullopt;
 }
 
-std::optional<int> Count(std::string_view text) {
-  int value = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
+std::optional<int> Count(std::string_view text, int most) {
+  std::optional<long long> count = DecimalNumber(text, 0, most);
+  return count ? std::optional<int>(static_cast<int>(*count)) : std::nullopt;
 }
 
 struct PerTaskGpus {
@@ -74,8 +73,8 @@ struct PerTaskGpus {
 // "gres/gpu=N", "gres/gpu:N", "gres/gpu:TYPE=N" or "gres/gpu:TYPE:N".
 std::optional<PerTaskGpus> ParseTypedCount(std::string_view text) {
   size_t last = text.find_last_of(":=");
-  std::optional<int> count = Count(last == std::string_view::npos ? text : text.substr(last + 1));
-  if (!count || *count == 0 || *count > 10'000) return std::nullopt;
+  std::optional<int> count = Count(last == std::string_view::npos ? text : text.substr(last + 1), 10'000);
+  if (!count || *count == 0) return std::nullopt;
   return PerTaskGpus{std::string(last == std::string_view::npos ? "" : text.substr(0, last)), *count};
 }
 
@@ -101,11 +100,12 @@ std::vector<int> TasksPerNode(std::string_view text) {
     std::string_view entry = text.substr(0, text.find(','));
     text.remove_prefix(std::min(text.size(), entry.size() + 1));
     size_t paren = entry.find("(x");
-    std::optional<int> count = Count(entry.substr(0, paren));
-    std::optional<int> times = paren == std::string_view::npos || !entry.ends_with(")")
-                                   ? std::optional<int>(paren == std::string_view::npos ? 1 : -1)
-                                   : Count(entry.substr(paren + 2, entry.size() - paren - 3));
-    if (!count || !times || *times < 1 || *count > 100'000 || *times > 1'000'000) return {};  // no such node or job
+    // Counts no node (100,000 tasks) or job (a million nodes) has are not read.
+    std::optional<int> count = Count(entry.substr(0, paren), 100'000);
+    std::optional<int> times = paren == std::string_view::npos ? std::optional<int>(1)
+                               : entry.ends_with(")")         ? Count(entry.substr(paren + 2, entry.size() - paren - 3), 1'000'000)
+                                                              : std::nullopt;
+    if (!count || !times || *times < 1) return {};
     tasks.insert(tasks.end(), static_cast<size_t>(*times), *count);
   }
   return tasks;

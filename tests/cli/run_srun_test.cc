@@ -71,6 +71,20 @@ if os.environ["RANK"] == "1":
 time.sleep(300)
 )PY";
 
+// Every worker's facts line in `out` (`run`'s labelled output), parsed; a
+// line that is not JSON fails the test, named.
+std::vector<json> WorkerFacts(const std::string& out) {
+  std::vector<json> facts;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (size_t at = line.find(": @facts "); at != std::string::npos) {
+      json f = json::parse(line.substr(at + 9), nullptr, false);
+      EXPECT_TRUE(f.is_object()) << line;
+      if (f.is_object()) facts.push_back(std::move(f));
+    }
+  return facts;
+}
+
 void SetEnv(ProcessSpec& spec, const std::string& name, const std::string& value) {
   for (auto& [key, v] : spec.env)
     if (key == name) return void(v = value);
@@ -473,16 +487,9 @@ TEST_F(RunSrun, PerTaskRequestsOfTheJobGiveTheStepEveryGpuOfItsNodes) {
   ProcessResult r = RunProcess(Salloc(kNodes, argv));
   ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
   EXPECT_NE(r.err.find("SLURM_GPUS_PER_TASK=1"), std::string::npos) << "the note should name it: " << r.err;
-  int workers = 0;
-  std::istringstream out(r.out);
-  for (std::string line; std::getline(out, line);)
-    if (size_t at = line.find(": @facts "); at != std::string::npos) {
-      json f = json::parse(line.substr(at + 9), nullptr, false);
-      ASSERT_TRUE(f.is_object()) << line;
-      EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
-      ++workers;
-    }
-  EXPECT_EQ(workers, kNodes) << r.out;
+  std::vector<json> facts = WorkerFacts(r.out);
+  for (const json& f : facts) EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
+  EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
 }
 
 // `srun -N3 topolaunch run ...`: three launches of the whole job, nine
@@ -515,16 +522,9 @@ TEST_F(RunSrun, TheStepTakesNeitherTheJobsMpiPluginNorItsExportRule) {
   EXPECT_NE(r.err.find("not passed on to it, the job's own per-task requests: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("SLURM_MPI_TYPE=pmi2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--mpi=none --cpu-bind=none --export=ALL"), std::string::npos) << r.err;
-  int workers = 0;
-  std::istringstream out(r.out);
-  for (std::string line; std::getline(out, line);)
-    if (size_t at = line.find(": @facts "); at != std::string::npos) {
-      json f = json::parse(line.substr(at + 9), nullptr, false);
-      ASSERT_TRUE(f.is_object()) << line;
-      EXPECT_TRUE(f.at("mpi_vars").empty()) << "a worker has the MPI plugin's variables: " << f.dump();
-      ++workers;
-    }
-  EXPECT_EQ(workers, kNodes) << r.out;
+  std::vector<json> facts = WorkerFacts(r.out);
+  for (const json& f : facts) EXPECT_TRUE(f.at("mpi_vars").empty()) << "a worker has the MPI plugin's variables: " << f.dump();
+  EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
   ExpectNothingLeft(seconds(6));
 }
 
