@@ -52,7 +52,19 @@ RunSession::RunSession(Executor& executor, std::vector<SessionNode> nodes, Sessi
   for (size_t i = 0; i < nodes_.size(); ++i) state_.push_back(std::make_unique<NodeState>());
 }
 
-RunSession::~RunSession() = default;
+// The commands go first, while every node's state is whole: a command's
+// last lines reach OnLine as it ends (the srun executor's step outlives
+// all but its last node's command, and srun's "task 1: Killed" comes as
+// the step is stopped), and OnLine writes them into a node's state. Taken
+// out under the lock, ended outside it (their lines take the lock).
+RunSession::~RunSession() {
+  std::vector<std::unique_ptr<RunningCommand>> commands;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::unique_ptr<NodeState>& state : state_) commands.push_back(std::move(state->command));
+  }
+  commands.clear();
+}
 
 void RunSession::OnLine(size_t node, OutputStream stream, std::string_view text) {
   std::lock_guard lock(mutex_);

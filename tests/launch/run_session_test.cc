@@ -85,6 +85,27 @@ TEST(RunSessionTest, PreflightTakesTheReplyOutOfTheOutput) {
   EXPECT_TRUE(IsPreflightRequest(executor.requests()[0].stdin_data));
 }
 
+// A command's last lines can come as it is destroyed (srun's "task 1:
+// Killed" as the srun executor's step ends with its last node's command):
+// they reach the printer while every node's state is whole (ASan saw them
+// written into a node's freed state, and glibc once aborted on it).
+TEST(RunSessionTest, LinesACommandSaysAsItIsDestroyedArePrinted) {
+  FakeExecutor executor;
+  for (const char* host : {"a", "b", "c"}) {
+    FakeExecutor::Script agent = Agent(host, {.exit_code = 0}, milliseconds(0));
+    agent.on_destroy_lines = {{OutputStream::kStderr, std::string("last words of ") + host}};
+    executor.SetScript(host, agent);
+  }
+  RecordingPrinter printer;
+  {
+    RunSession session(executor, {{"a", 0}, {"b", 1}, {"c", 2}}, Options(), printer);
+    std::atomic<bool> stop{false};
+    ASSERT_EQ(session.Preflight(stop).size(), 3u);
+  }
+  for (const char* line : {"0:last words of a", "1:last words of b", "2:last words of c"})
+    EXPECT_NE(std::find(printer.lines.begin(), printer.lines.end(), line), printer.lines.end()) << line;
+}
+
 TEST(RunSessionTest, PreflightReportsStartErrorsAndAgentsThatEndWithoutReply) {
   FakeExecutor executor;
   executor.SetScript("a", Agent("a", {.exit_code = 0}, milliseconds(0)));

@@ -26,6 +26,9 @@ class FakeCommand : public RunningCommand {
     if (!script_.wait_for_write) may_end_at_ = Clock::now();
     if (stdin_closed_ && script_.wait_for_write) ended_ = ExitInfo{.exit_code = 0};
   }
+  ~FakeCommand() override {
+    for (const auto& [stream, line] : script_.on_destroy_lines) sink_->Emit(index_, stream, line);
+  }
 
   std::optional<ExitInfo> Wait(std::chrono::milliseconds timeout) override {
     std::unique_lock lock(mutex_);

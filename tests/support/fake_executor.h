@@ -32,6 +32,10 @@ class FakeExecutor : public Executor {
     bool runs_until_stopped = false;                           ///< Wait times out until Stop or CloseStdin
     /// Emitted through the sink, synchronously, on the first WriteStdin.
     std::vector<std::pair<OutputStream, std::string>> on_write_lines;
+    /// Emitted through the sink, synchronously, when the command is
+    /// destroyed (as srun's last words reach the srun executor's sink when
+    /// the step ends with its last node's command).
+    std::vector<std::pair<OutputStream, std::string>> on_destroy_lines;
     bool wait_for_write = false;           ///< does not end before a WriteStdin (an agent awaiting its launch)
     std::chrono::milliseconds run_time{0}; ///< how long it runs once it may end
   };
