@@ -20,7 +20,9 @@
 
 #include "cli/cli_output.h"
 #include "cli/commands.h"
+#include "core/text_io.h"
 #include "launch/binding_spec.h"
+#include "launch/binding_within_cgroup.h"
 #include "launch/local_executor.h"
 #include "launch/program_search.h"
 #include "launch/rank_output_socket.h"
@@ -41,6 +43,7 @@ struct BindOptions {
   std::optional<std::string> local_rank; ///< LOCAL_RANK
   std::optional<std::string> rank;       ///< RANK
   std::optional<std::string> output;     ///< TOPOLAUNCH_RANK_OUTPUT
+  AllowedPlaces allowed;                 ///< this process's cpuset (/proc/self/status)
 };
 
 std::optional<std::string> EnvValue(std::string_view name) {
@@ -76,6 +79,10 @@ Result<Command> BoundWorker(const BindOptions& options) {
   else if (ec != std::errc() || end != rank.data() + rank.size() || rank.empty())
     problems.push_back({"LOCAL_RANK", fmt::format("\"{}\" is not a number", rank)});
   if (!problems.empty()) return Error(ErrorCode::kBadInput, std::move(problems));
+  // Within the step's cgroup; said once a node, by local rank 0.
+  NarrowedBindings narrowed = WithinAllowed(*entries, options.allowed);
+  if (local_rank == 0 && !narrowed.note.empty()) Note(narrowed.note);
+  *entries = std::move(narrowed.entries);
   std::string numactl;
   if (local_rank >= 0 && static_cast<size_t>(local_rank) < entries->size() &&
       BindsSomething((*entries)[static_cast<size_t>(local_rank)])) {
@@ -129,6 +136,8 @@ int RunBind(BindOptions options, const std::string& program, const std::vector<s
   options.local_rank = EnvValue("LOCAL_RANK");
   options.rank = EnvValue("RANK");
   options.output = EnvValue(kRankOutputEnvName);
+  if (Result<std::string> status = ReadTextFile("/proc/self/status"); status.ok())
+    options.allowed = ParseAllowedPlaces(*status);
   Result<Command> command = BoundWorker(options);
   if (!command.ok()) return ReportError(command.error());
   // Under srun, Slurm's task variables are the agent's: made torchrun's (slurm_rank_env.h).

@@ -120,7 +120,10 @@ std::optional<StepGpus> StepGpuRequest(const std::vector<std::string>& environme
   std::vector<int> tasks = TasksPerNode(*tasks_text);
   if (tasks.empty()) return std::nullopt;
   auto [fewest, most] = std::minmax_element(tasks.begin(), tasks.end());
-  StepGpus gpus{"", per_task->count * *fewest, per_task->count * *most};
+  StepGpus gpus{"", per_task->count * *fewest, per_task->count * *most,
+                fmt::format("the job asked for {} GPU(s) a task, which a step that asks for none takes as its own "
+                            "request, and runs {} task(s) a node",
+                            per_task->count, *fewest == *most ? std::to_string(*fewest) : fmt::format("{} to {}", *fewest, *most))};
   if (gpus.fewest == 0) return std::nullopt;
   gpus.option = per_task->type.empty() ? fmt::format("--gres=gpu:{}", gpus.fewest)
                                        : fmt::format("--gres=gpu:{}:{}", per_task->type, gpus.fewest);
@@ -129,9 +132,10 @@ std::optional<StepGpus> StepGpuRequest(const std::vector<std::string>& environme
 
 std::string StepNote(const std::vector<std::string>& dropped, const std::optional<StepGpus>& gpus) {
   std::string line = fmt::format(
-      "srun step: one task on each node, holding every CPU and the memory the job has there and the GPUs it asked for "
+      "srun step: one task on each node, holding every CPU, GPU and the memory the job has there "
       "({}{}{} --overlap)",
       fmt::join(kFixed, " "), gpus ? " " : "", gpus ? gpus->option : "");
+  if (gpus) line += fmt::format("; {}: {}", gpus->option, gpus->reason);
   if (gpus && gpus->fewest != gpus->most)
     line += fmt::format("; the nodes hold {} to {} of the job's GPUs, and one step asks for as many on every node: {} each",
                         gpus->fewest, gpus->most, gpus->fewest);

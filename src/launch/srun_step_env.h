@@ -46,6 +46,7 @@ struct StepGpus {
   std::string option;  ///< "--gres=gpu:N" or "--gres=gpu:TYPE:N"
   int fewest = 0;      ///< per node
   int most = 0;
+  std::string reason;  ///< why the step asks, for the note
 };
 /// nullopt when the job did not ask for GPUs per task, or its counts cannot
 /// be read (the step then takes the job's request as Slurm copies it).

@@ -15,7 +15,7 @@
 #include "launch/local_executor.h"
 #include "launch/ssh_config.h"
 #include "launch/srun_executor.h"
-#include "launch/srun_port_range_query.h"
+#include "launch/scontrol_query.h"
 #include "launch/ssh_executor.h"
 #include "run/ssh_setup.h"
 #include "run/stages.h"

@@ -39,8 +39,12 @@ Staged<OrderedJob> OrderStage(const RunOptions& options, PreparedJob prepared, c
   for (const PlanNode& node : job.order.nodes) job.nodes.push_back({node.host, node.node_rank});
   if (request.restart == 0 && !request.hosts) {
     Note("launcher: " + job.launcher.why);
-    if (job.launcher.kind == LauncherKind::kSrun && (options.dry_run || !job.step_dropped.empty()))
+    if (job.launcher.kind == LauncherKind::kSrun && (options.dry_run || !job.step_dropped.empty() || job.step_gpus))
       Note(StepNote(job.step_dropped, job.step_gpus));
+    if (!job.step_gpus_unread.empty())
+      Note(fmt::format("srun step: the GPUs the job holds could not be read ({}); the step asks for none, and where "
+                       "Slurm constrains devices its workers see only the GPUs the job asked for",
+                       job.step_gpus_unread));
     for (const std::string& note : IdleHostNotes(job.hosts, job.request.nnodes, options.max_restarts, job.order)) Note(note);
   }
   // srun starts steps only on the allocation's nodes; a planned host outside

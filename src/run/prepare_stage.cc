@@ -17,6 +17,7 @@
 #include "launch/command.h"
 #include "launch/job_env.h"
 #include "launch/program_search.h"
+#include "launch/scontrol_query.h"
 #include "launch/srun_step_env.h"
 #include "run/host_pool.h"
 #include "run/stages.h"
@@ -87,6 +88,15 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
     for (char** e = environ; *e; ++e) environment.emplace_back(*e);
     job.step_dropped = DroppedForTheStep(environment);
     job.step_gpus = StepGpuRequest(environment);
+    if (!job.step_gpus) {
+      // Not asked per task: what the job holds (--exclusive gives every GPU
+      // of a node, which a step does not get unasked).
+      Result<std::vector<HeldGpus>> held = QueryHeldGpus(pool->slurm_job_id);
+      if (held.ok())
+        job.step_gpus = StepGpusFromHeld(*held);
+      else
+        job.step_gpus_unread = held.error().Message();
+    }
   }
   if (!options.connect_back_address.empty()) {
     if (!IsNumericAddress(options.connect_back_address))

@@ -84,7 +84,8 @@ struct PreparedJob {
   LauncherChoice launcher;
   std::string srun;                     ///< srun's path, for the srun launcher
   std::vector<std::string> step_dropped;  ///< srun: the job's variables the agents' step does not take
-  std::optional<StepGpus> step_gpus;      ///< srun: the GPUs the step asks for (the job asked per task)
+  std::optional<StepGpus> step_gpus;      ///< srun: the GPUs the step asks for (what the job holds on a node)
+  std::string step_gpus_unread;           ///< srun: why the GPUs the job holds could not be read, if so
   std::string slurm_job_id;
   std::string allocation_list;          ///< SLURM_JOB_NODELIST
   std::vector<std::string> allocation;  ///< its hosts

@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -46,13 +47,22 @@ constexpr const char* kTorchrun = "/usr/bin/torchrun --redirects 9:0 --tee 9:0";
 constexpr const char* kSecret = "s3cr3t-srun-token-93ab";
 
 // Each worker: its facts as one JSON line (its Slurm variables with
-// SHOW_SLURM set), a marker file, then `hold` seconds of sleep.
-constexpr const char* kFactsScript = R"PY(import hashlib, json, os, socket, sys, time
+// SHOW_SLURM set; how opening each device in GPU_DEVICES ends: ENXIO where
+// its cgroup lets it, EPERM where not; the CPUs it may run on), a marker
+// file, then `hold` seconds of sleep.
+constexpr const char* kFactsScript = R"PY(import errno, hashlib, json, os, socket, sys, time
 secret = os.environ.get("MY_TOKEN")
+def opened(path):
+    try:
+        os.close(os.open(path, os.O_RDONLY))
+        return "OK"
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
 print("@facts " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname(),
     "step": os.environ.get("SLURM_STEP_ID"), "job": os.environ.get("SLURM_JOB_ID"), "argv": sys.argv[1:],
     "mpi_vars": sorted(k for k in os.environ if k.startswith("PMI")),
-    "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"), "cpus": sorted(os.sched_getaffinity(0)),
+    "devices": [opened(p) for p in os.environ.get("GPU_DEVICES", "").split(":") if p],
     "slurm": {k: v for k, v in os.environ.items() if k.startswith("SLURM") and os.environ.get("SHOW_SLURM")},
     "secret_sha256": hashlib.sha256(secret.encode()).hexdigest() if secret else None}), flush=True)
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready-" + os.environ["RANK"]), "w").close()
@@ -69,6 +79,21 @@ if os.environ["RANK"] == "1":
     print("rank 1 fails", flush=True)
     sys.exit(3)
 time.sleep(300)
+)PY";
+
+// The first attempt leaves `ready-RANK` (its host in it) and sleeps; the
+// second leaves `again-RANK`, waits for a `go` file, then says where it
+// ran in a facts line.
+constexpr const char* kSecondAttemptWaitsForGo = R"PY(import json, os, socket, time
+d = os.path.dirname(os.path.abspath(__file__))
+first = os.environ["TOPOLAUNCH_RESTART_COUNT"] == "0"
+with open(os.path.join(d, ("ready-" if first else "again-") + os.environ["RANK"]), "w") as f:
+    f.write(socket.gethostname())
+if first:
+    time.sleep(300)
+while not os.path.exists(os.path.join(d, "go")):
+    time.sleep(0.1)
+print("@facts " + json.dumps({"rank": int(os.environ["RANK"]), "host": socket.gethostname()}), flush=True)
 )PY";
 
 // Every worker's facts line in `out` (`run`'s labelled output), parsed; a
@@ -104,7 +129,12 @@ class RunSrun : public ::testing::Test {
     auto testbed = NetnsTestbed::Start(kNodes);
     if (!testbed.ok()) return void(error_ = testbed.error().Message());
     testbed_ = std::move(testbed).value();
-    auto slurm = SlurmCluster::Start(*testbed_);
+    // As GPU sites run Slurm: cgroups confine each step to its CPUs and
+    // GPUs, where this machine has cgroup v1 (else said by the tests that
+    // need it).
+    cgroups_unavailable_ = SlurmCluster::CgroupsUnavailable();
+    auto slurm = SlurmCluster::Start(*testbed_, cgroups_unavailable_.empty() ? SlurmCluster::Confinement::kCgroups
+                                                                             : SlurmCluster::Confinement::kNone);
     if (!slurm.ok()) return void(error_ = slurm.error().Message());
     slurm_ = std::move(slurm).value();
     // As at a site: nodes reach the login node only on slurmctld's port and
@@ -119,6 +149,7 @@ class RunSrun : public ::testing::Test {
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;
     ASSERT_TRUE(error_.empty()) << error_;
+    ASSERT_TRUE(slurm_) << "the test cluster did not come back after a node-loss test";
   }
 
   // Two leaves: node1 and node3 on the first, node2 (and node4, not in the
@@ -169,6 +200,14 @@ class RunSrun : public ::testing::Test {
     spec.cwd = dir_.path();
     spec.timeout = seconds(120);
     return spec;
+  }
+
+  // `--env GPU_DEVICES=...`: every fake GPU of a node, for the facts script
+  // to open.
+  static std::vector<std::string> GpuDevicesEnv() {
+    std::string devices;
+    for (int g = 0; g < SlurmCluster::kGpusPerNode; ++g) devices += (g ? ":" : "") + slurm_->GpuDevice(g);
+    return {"--env", "GPU_DEVICES=" + devices};
   }
 
   // `salloc -N nodes ARGV` on the login side.
@@ -231,7 +270,7 @@ class RunSrun : public ::testing::Test {
 
   void ExpectNothingLeft(milliseconds limit) const { EXPECT_TRUE(NothingLeftWithin(*testbed_, dir_.path(), limit)); }
 
-  static inline std::string skip_, error_;
+  static inline std::string skip_, error_, cgroups_unavailable_;
   static inline std::unique_ptr<TempDir> suite_dir_;
   static inline std::unique_ptr<NetnsTestbed> testbed_;
   static inline std::unique_ptr<SlurmCluster> slurm_;
@@ -477,20 +516,156 @@ TEST_F(RunSrun, AFloodAndAPartialHelloDuringTheLaunchKeepNoAgentOutAndCostRunLit
   ExpectNothingLeft(seconds(6));
 }
 
-// A job that asks for GPUs per task (two tasks a node, one GPU each): the
-// agents' step, one task a node, gets both GPUs of each node, not one
-// (srun read SLURM_GPUS_PER_TASK=1 from the job's environment).
+// How a worker's opening of each GPU of its node ended: "ENXIO" where its
+// cgroup lets it through (the fake device has no driver), "EPERM" where
+// ConstrainDevices keeps it out; a count of each.
+std::map<std::string, int> DeviceOutcomes(const json& facts) {
+  std::map<std::string, int> outcomes;
+  for (const json& outcome : facts.at("devices")) ++outcomes[outcome.get<std::string>()];
+  return outcomes;
+}
+
+// A job that asks for GPUs per task (two tasks a node, one GPU and one CPU
+// each): the agents' step, one task a node, gets both GPUs of each node,
+// not one (srun read SLURM_GPUS_PER_TASK=1 from the job's environment), and
+// both CPUs (23.11 and later read SLURM_CPUS_PER_TASK=1). Under
+// ConstrainDevices the workers can open the job's two GPUs of their node
+// and not the other two.
 TEST_F(RunSrun, PerTaskRequestsOfTheJobGiveTheStepEveryGpuOfItsNodes) {
   std::string script = WriteScript(kFactsScript);
   std::vector<std::string> argv = {"--ntasks-per-node=2", "--gpus-per-task=1", "-c", "1"};
-  for (std::string& arg : RunArgs({"--env", "HOLD=0"}, script)) argv.push_back(std::move(arg));
+  std::vector<std::string> extra = GpuDevicesEnv();
+  extra.insert(extra.end(), {"--env", "HOLD=0"});
+  for (std::string& arg : RunArgs(extra, script)) argv.push_back(std::move(arg));
   ProcessResult r = RunProcess(Salloc(kNodes, argv));
   ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
   EXPECT_NE(r.err.find("SLURM_GPUS_PER_TASK=1"), std::string::npos) << "the note should name it: " << r.err;
   std::vector<json> facts = WorkerFacts(r.out);
-  for (const json& f : facts) EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
+  for (const json& f : facts) {
+    EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
+    EXPECT_EQ(f.at("cpus"), json::array({0, 1})) << "a worker is narrower than its node's share: " << f.dump();
+    if (cgroups_unavailable_.empty())
+      EXPECT_EQ(DeviceOutcomes(f), (std::map<std::string, int>{{"ENXIO", 2}, {"EPERM", 2}})) << f.dump();
+  }
+  EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
+  if (!cgroups_unavailable_.empty()) GTEST_SKIP() << "GPUs were not confined: " << cgroups_unavailable_;
+}
+
+// `salloc -N3` holds one CPU a node, and under ConstrainCores the step's
+// cpuset is that CPU; the worker's binding, planned from the whole node,
+// is cut to it (numactl refuses CPUs outside the cpuset: "<0-1> is
+// invalid"), and the node says so once.
+TEST_F(RunSrun, AWorkerIsBoundWithinTheCpusItsJobHoldsOnTheNode) {
+  if (!cgroups_unavailable_.empty()) GTEST_SKIP() << cgroups_unavailable_;
+  std::string script = WriteScript(kFactsScript);
+  ProcessResult r = RunProcess(Salloc(kNodes, RunArgs({"--env", "HOLD=0"}, script)));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  std::vector<json> facts = WorkerFacts(r.out);
+  for (const json& f : facts) EXPECT_EQ(f.at("cpus").size(), 1u) << "the job holds one CPU a node: " << f.dump();
+  EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
+  std::string said = r.out + r.err;
+  EXPECT_NE(said.find("this node's step may use CPUs "), std::string::npos) << said;
+  EXPECT_NE(said.find("local rank(s) 0 bound to the part of their CPUs it allows"), std::string::npos) << said;
+}
+
+// `--exclusive` and no GPU asked for: the job holds every GPU of its nodes,
+// but a step that asks for none gets none of them, and under
+// ConstrainDevices its workers could open no GPU. The agents' step asks for
+// the four each node holds, and says why.
+TEST_F(RunSrun, AnExclusiveJobsStepReachesEveryGpuOfItsNodes) {
+  if (!cgroups_unavailable_.empty()) GTEST_SKIP() << cgroups_unavailable_;
+  std::string script = WriteScript(kFactsScript);
+  std::vector<std::string> argv = {"--exclusive"};
+  std::vector<std::string> extra = GpuDevicesEnv();
+  extra.insert(extra.end(), {"--env", "HOLD=0"});
+  for (std::string& arg : RunArgs(extra, script)) argv.push_back(std::move(arg));
+  ProcessResult r = RunProcess(Salloc(kNodes, argv));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\nstdout: " << Tail(r.out, 3000);
+  EXPECT_NE(r.err.find("--gres=gpu:4: the job holds GPUs it did not ask for"), std::string::npos) << r.err;
+  std::vector<json> facts = WorkerFacts(r.out);
+  for (const json& f : facts) {
+    EXPECT_EQ(f.at("gpus"), "0,1,2,3") << f.dump();
+    EXPECT_EQ(DeviceOutcomes(f), (std::map<std::string, int>{{"ENXIO", 4}})) << f.dump();
+    EXPECT_EQ(f.at("cpus"), json::array({0, 1})) << f.dump();
+  }
   EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
 }
+
+// Node loss under Slurm, with and without `--no-kill`. A job of two nodes
+// (node1 and node3: one leaf) with node2 its spare; node3 dies whole
+// (slurmd, step daemon, agent, workers), `run` restarts on node1 and node2,
+// and then slurmctld marks node3 down, as it does when a node misses
+// SlurmdTimeout (300 s by default; here at once, by `scontrol update`).
+// With --no-kill (the sbatch template's) the job goes on and the second
+// attempt ends well; without it Slurm ends the job, spares or not.
+class RunSrunNodeLoss : public RunSrun, public ::testing::WithParamInterface<bool> {
+ protected:
+  // node3 back for the next test, however this one ended, in a Slurm
+  // started afresh: a node taken from a --no-kill job as it went down keeps
+  // that job's CPUs in slurmctld's select/cons_tres (Slurm 22.05: sinfo
+  // says "mixed" with nothing allocated, through `scontrol reconfigure`
+  // and a restart from saved state), and later tests need whole nodes.
+  struct RestoreNode3 {
+    const RunSrunNodeLoss* test;
+    ~RestoreNode3() {
+      std::ofstream(test->dir_.File("go")).close();
+      Status sshd = testbed_->RestartNode(3);
+      EXPECT_TRUE(sshd.ok()) << sshd.error().Message();
+      slurm_.reset();
+      auto slurm = SlurmCluster::Start(*testbed_, cgroups_unavailable_.empty() ? SlurmCluster::Confinement::kCgroups
+                                                                               : SlurmCluster::Confinement::kNone);
+      if (slurm.ok()) slurm_ = std::move(slurm).value();
+      else ADD_FAILURE() << slurm.error().Message();
+    }
+  };
+};
+
+TEST_P(RunSrunNodeLoss, ASpareReplacesALostNodeOnlyWhenTheJobHasNoKill) {
+  bool no_kill = GetParam();
+  std::string script = WriteScript(kSecondAttemptWaitsForGo);
+  std::vector<std::string> argv;
+  if (no_kill) argv.push_back("--no-kill");
+  for (std::string& arg :
+       RunArgs({"--nnodes", "2", "--max-restarts", "1", "--restart-delay", "0.5", "--grace", "1"}, script))
+    argv.push_back(std::move(arg));
+  ProcessSpec spec = Salloc(kNodes, argv);
+  std::future<ProcessResult> run = std::async(std::launch::async, [spec] { return RunProcess(spec); });
+  auto ended = [&] { return run.wait_for(milliseconds(0)) == std::future_status::ready; };
+  RestoreNode3 restore{this};
+  ASSERT_TRUE(WaitUntil([&] { return ReadyWorkers() == 2 || ended(); }, seconds(60))) << "the first attempt did not start";
+  ASSERT_EQ(ReadFile(dir_.File("ready-1")), "node3") << "the plan was to run on node1 and node3";
+  testbed_->StopNode(3);
+  ASSERT_TRUE(WaitUntil([&] { return CountReadyMarkers(dir_.path(), "again-") == 2 || ended(); }, seconds(60)))
+      << "no second attempt";
+  ProcessResult down =
+      slurm_->Client({"scontrol", "update", "nodename=node3", "state=down", "reason=topolaunch test: node lost"});
+  ASSERT_EQ(down.exit_code, 0) << down.Describe();
+  if (no_kill) {
+    std::this_thread::sleep_for(seconds(3));  // Slurm's answer to the node failure, had it ended the job
+    if (ended()) {
+      ProcessResult early = run.get();
+      FAIL() << "the job ended with node3 down: " << early.Describe() << "\n" << Tail(early.err, 6000);
+    }
+    std::ofstream(dir_.File("go")).close();
+  }
+  ASSERT_EQ(run.wait_for(seconds(60)), std::future_status::ready) << "salloc did not end";
+  ProcessResult r = run.get();
+  std::vector<json> facts = WorkerFacts(r.out);
+  if (no_kill) {
+    EXPECT_EQ(r.exit_code, 0) << r.Describe() << "\n" << Tail(r.err, 4000);
+    EXPECT_NE(r.err.find("node3 lost: spare node2 takes its place"), std::string::npos) << r.err;
+    std::map<int, std::string> hosts;
+    for (const json& f : facts) hosts[f.at("rank").get<int>()] = f.at("host").get<std::string>();
+    EXPECT_EQ(hosts, (std::map<int, std::string>{{0, "node1"}, {1, "node2"}})) << r.out;
+  } else {
+    EXPECT_NE(r.exit_code, 0) << "the job outlived its node's failure without --no-kill: " << r.Describe();
+    EXPECT_TRUE(facts.empty()) << r.out;
+  }
+  ExpectNothingLeft(seconds(10));
+}
+
+INSTANTIATE_TEST_SUITE_P(NoKill, RunSrunNodeLoss, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "NoKill" : "Default"; });
 
 // `srun -N3 topolaunch run ...`: three launches of the whole job, nine
 // agents. Each task refuses at once, and nothing starts.

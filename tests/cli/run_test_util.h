@@ -57,11 +57,11 @@ inline std::string WriteFourHostTopology(const TempDir& dir, const std::vector<s
   return live.exit_code == 0 ? "" : "discover --fabric live: " + live.Describe();
 }
 
-/// How many `ready-*` marker files the workers left in `dir`.
-inline size_t CountReadyMarkers(const std::string& dir) {
+/// How many `ready-*` (or `prefix`*) marker files the workers left in `dir`.
+inline size_t CountReadyMarkers(const std::string& dir, const std::string& prefix = "ready-") {
   size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    n += entry.path().filename().string().starts_with("ready-") ? 1 : 0;
+    n += entry.path().filename().string().starts_with(prefix) ? 1 : 0;
   return n;
 }
 

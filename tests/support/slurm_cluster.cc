@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_io.h"
 #include "support/slurm_harness.h"
 
 namespace topolaunch::testing {
@@ -25,9 +26,19 @@ std::string SlurmCluster::Missing() {
   return missing + " not installed (slurmctld, slurmd, slurm-client: bash tests/install_deps.sh test)";
 }
 
-Result<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(const NetnsTestbed& testbed) {
+std::string SlurmCluster::GpuDevice(int index) const { return dir_.File(fmt::format("dev/nvidia{}", index)); }
+
+Result<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(const NetnsTestbed& testbed, Confinement confinement) {
   if (std::string missing = Missing(); !missing.empty()) return Error(ErrorCode::kUnavailable, "slurm", missing);
-  std::unique_ptr<SlurmCluster> self(new SlurmCluster(testbed));
+  std::unique_ptr<SlurmCluster> self(new SlurmCluster(testbed, confinement));
+  bool cgroups = confinement == Confinement::kCgroups;
+  if (cgroups) {
+    std::vector<std::string> nodes;
+    for (int i = 1; i <= testbed.nodes(); ++i) nodes.push_back(testbed.NodeName(i));
+    auto made = NodeCgroups::Create(nodes);
+    if (!made.ok()) return made.take_error();
+    self->cgroups_.emplace(std::move(made).value());
+  }
   const TempDir& dir = self->dir_;
   for (const char* sub : {"state", "spool", "log", "run"}) std::filesystem::create_directories(dir.File(sub));
   self->conf_path_ = dir.File("slurm.conf");
@@ -37,12 +48,16 @@ Result<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(const NetnsTestbed& te
   // no driver answers (opening one gives ENXIO). slurmd only stats them.
   std::filesystem::create_directories(dir.File("dev"));
   for (int g = 0; g < kGpusPerNode; ++g) {
-    std::string device = dir.File(fmt::format("dev/nvidia{}", g));
+    std::string device = self->GpuDevice(g);
     if (mknod(device.c_str(), S_IFCHR | 0666, makedev(195, g)) != 0)
       return Error(ErrorCode::kUnavailable, "slurm", fmt::format("mknod {}: {}", device, std::strerror(errno)));
   }
   std::ofstream(dir.File("gres.conf")) << fmt::format("NodeName=node[1-{}] Name=gpu File={}/dev/nvidia[0-{}]\n", n,
                                                        dir.path(), kGpusPerNode - 1);
+  // ConstrainRAMSpace stays off: slurmd's RealMemory is configured, not
+  // this machine's.
+  std::ofstream(dir.File("cgroup.conf")) << "CgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\n"
+                                            "ConstrainCores=yes\nConstrainDevices=yes\nConstrainRAMSpace=no\n";
   std::ofstream(self->conf_path_) << fmt::format(R"(ClusterName=tlnetns
 SlurmctldHost={host}(10.200.0.1)
 SlurmUser=root
@@ -60,8 +75,8 @@ SlurmdPidFile={dir}/run/slurmd-%n.pid
 SlurmctldLogFile={dir}/log/slurmctld.log
 SlurmdLogFile={dir}/log/slurmd-%n.log
 MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType={proctrack}
+TaskPlugin={task}
 SwitchType=switch/none
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
@@ -79,12 +94,22 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 )",
                                                  fmt::arg("host", ShortHostName()), fmt::arg("dir", dir.path()),
                                                  fmt::arg("n", n), fmt::arg("last", n + 1),
-                                                 fmt::arg("srun_ports", kSrunPortRange), fmt::arg("gpus", kGpusPerNode));
+                                                 fmt::arg("srun_ports", kSrunPortRange), fmt::arg("gpus", kGpusPerNode),
+                                                 fmt::arg("proctrack", cgroups ? "proctrack/cgroup" : "proctrack/linuxproc"),
+                                                 fmt::arg("task", cgroups ? "task/cgroup,task/affinity" : "task/none"));
   if (Status up = self->Launch(); !up.ok()) return up.take_error();
   return self;
 }
 
 Status SlurmCluster::Launch() {
+  if (Status up = StartController(); !up.ok()) return up;
+  for (int i = 1; i <= testbed_.nodes(); ++i)
+    if (Status up = StartSlurmd(i); !up.ok()) return up;
+  return WaitIdle(testbed_.nodes(), "");
+}
+
+Status SlurmCluster::StartController() {
+  controller_.reset();
   auto controller = BackgroundProcess::Start(
       testbed_.InHead({FindProgram("slurmctld"), "-D", "-i", "-f", conf_path_}, {{"SLURM_CONF", conf_path_}}),
       dir_.File("slurmctld.out"));
@@ -92,16 +117,27 @@ Status SlurmCluster::Launch() {
   controller_ = std::move(controller).value();
   if (Status up = controller_->WaitForLog("Running as primary controller", std::chrono::seconds(20)); !up.ok())
     return Error(ErrorCode::kUnavailable, "slurmctld", up.error().Message() + "\n" + Tail(Logs()));
-  for (int i = 1; i <= testbed_.nodes(); ++i) {
-    ProcessSpec spec = testbed_.OnNode(i, {FindProgram("slurmd"), "-D", "-f", conf_path_, "-N", testbed_.NodeName(i)});
-    spec.env = {{"SLURM_CONF", conf_path_}};
-    auto daemon = BackgroundProcess::Start(spec, dir_.File(fmt::format("slurmd-{}.out", i)));
-    if (!daemon.ok()) return daemon.take_error();
-    daemons_.push_back(std::move(daemon).value());
-  }
+  return Ok{};
+}
+
+Status SlurmCluster::StartSlurmd(int i) {
+  std::vector<std::string> slurmd = {FindProgram("slurmd"), "-D", "-f", conf_path_, "-N", testbed_.NodeName(i)};
+  ProcessSpec spec = testbed_.OnNode(i, cgroups_ ? cgroups_->Wrap(testbed_.NodeName(i), slurmd) : slurmd);
+  spec.env = {{"SLURM_CONF", conf_path_}};
+  auto daemon = BackgroundProcess::Start(spec, dir_.File(fmt::format("slurmd-{}.out", i)));
+  if (!daemon.ok()) return daemon.take_error();
+  if (daemons_.size() < static_cast<size_t>(i)) daemons_.resize(i);
+  daemons_[i - 1] = std::move(daemon).value();
+  return Ok{};
+}
+
+// Until `nodes` nodes (of `which`, a node list; "" for all) are idle.
+Status SlurmCluster::WaitIdle(int nodes, const std::string& which) {
   for (int tries = 0; tries < 120; ++tries) {
-    ProcessResult idle = Client({"sinfo", "-h", "-N", "-t", "idle", "-o", "%N"});
-    if (std::count(idle.out.begin(), idle.out.end(), '\n') == testbed_.nodes()) return Ok{};
+    std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-t", "idle", "-o", "%N"};
+    if (!which.empty()) sinfo.insert(sinfo.end(), {"-n", which});
+    ProcessResult idle = Client(sinfo);
+    if (std::count(idle.out.begin(), idle.out.end(), '\n') == nodes) return Ok{};
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   return Error(ErrorCode::kTimeout, "slurm", "the nodes are not idle after 30 s\n" + Tail(Logs(), 3000));

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "support/netns_testbed.h"
+#include "support/node_cgroups.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 #include "topolaunch/result.h"
@@ -25,11 +27,30 @@ class SlurmCluster {
   /// The programs it needs and that are missing ("" when none is): a test
   /// fails with this, naming the package to install.
   static std::string Missing();
+  /// How its nodes confine jobs.
+  enum class Confinement {
+    /// As GPU sites run Slurm: task/cgroup (+ task/affinity) and
+    /// proctrack/cgroup on cgroup v1, ConstrainCores and ConstrainDevices
+    /// (a job's step sees only the GPUs and CPUs it was given); each node
+    /// its own cgroup hierarchies (NodeCgroups).
+    kCgroups,
+    /// task/none, proctrack/linuxproc: what a step may touch is not
+    /// enforced.
+    kNone,
+  };
+  /// Why kCgroups cannot be had on this machine, "" when it can.
+  static std::string CgroupsUnavailable() { return NodeCgroups::Unavailable(); }
   /// Writes slurm.conf (node1..N, CPUs=2 and four GPUs with
-  /// config_overrides, KillWait=2, SrunPortRange) and gres.conf, starts
-  /// slurmctld and every slurmd and waits until every node is idle.
-  /// Errors: kUnavailable or kTimeout with the daemons' log tails.
-  static Result<std::unique_ptr<SlurmCluster>> Start(const NetnsTestbed& testbed);
+  /// config_overrides, KillWait=2, SrunPortRange), gres.conf and
+  /// cgroup.conf, starts slurmctld and every slurmd and waits until every
+  /// node is idle. Errors: kUnavailable or kTimeout with the daemons' log
+  /// tails.
+  static Result<std::unique_ptr<SlurmCluster>> Start(const NetnsTestbed& testbed,
+                                                     Confinement confinement = Confinement::kCgroups);
+  Confinement confinement() const { return confinement_; }
+  /// The fake GPU devices of every node (dev/nvidia0..), which a step may
+  /// open (ENXIO: no driver) only where its cgroup allows (else EPERM).
+  std::string GpuDevice(int index) const;
   ~SlurmCluster();
   SlurmCluster(const SlurmCluster&) = delete;
   SlurmCluster& operator=(const SlurmCluster&) = delete;
@@ -53,11 +74,16 @@ class SlurmCluster {
   Status FirewallTheHead() const;
 
  private:
-  explicit SlurmCluster(const NetnsTestbed& testbed) : testbed_(testbed) {}
+  SlurmCluster(const NetnsTestbed& testbed, Confinement confinement) : testbed_(testbed), confinement_(confinement) {}
   Status Launch();
+  Status StartController();
+  Status StartSlurmd(int i);
+  Status WaitIdle(int nodes, const std::string& which);
 
   const NetnsTestbed& testbed_;
+  Confinement confinement_;
   TempDir dir_;
+  std::optional<NodeCgroups> cgroups_;  ///< kCgroups: destroyed after the daemons
   std::string conf_path_;
   std::unique_ptr<BackgroundProcess> controller_;
   std::vector<std::unique_ptr<BackgroundProcess>> daemons_;
