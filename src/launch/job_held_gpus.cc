@@ -50,14 +50,17 @@ std::optional<int> EntryGpus(std::string_view entry) {
 
 }  // namespace
 
-Result<std::vector<HeldGpus>> ParseHeldGpus(std::string_view scontrol_out) {
-  std::vector<HeldGpus> held;
+Result<JobGpus> ParseHeldGpus(std::string_view scontrol_out) {
+  JobGpus job;
+  std::vector<HeldGpus>& held = job.nodes;
   std::string_view rest = scontrol_out;
   while (!rest.empty()) {
     size_t blank = rest.find_first_of(" \t\n");
     std::string_view token = rest.substr(0, blank);
     rest.remove_prefix(blank == std::string_view::npos ? rest.size() : blank + 1);
-    if (token.starts_with("Nodes=")) {
+    if (token.starts_with("TresPer") && token.find("gpu") != std::string_view::npos) {
+      job.asked = true;
+    } else if (token.starts_with("Nodes=")) {
       held.push_back(HeldGpus{std::string(token.substr(6)), 0});
     } else if (token.starts_with("GRES=") && !held.empty()) {
       for (std::string_view entry : GresEntries(token.substr(5))) {
@@ -70,11 +73,12 @@ Result<std::vector<HeldGpus>> ParseHeldGpus(std::string_view scontrol_out) {
       }
     }
   }
-  return held;
+  return job;
 }
 
-std::optional<StepGpus> StepGpusFromHeld(const std::vector<HeldGpus>& held) {
-  if (held.empty()) return std::nullopt;
+std::optional<StepGpus> StepGpusFromHeld(const JobGpus& job) {
+  const std::vector<HeldGpus>& held = job.nodes;
+  if (job.asked || held.empty()) return std::nullopt;
   auto [fewest, most] =
       std::minmax_element(held.begin(), held.end(), [](const HeldGpus& a, const HeldGpus& b) { return a.gpus < b.gpus; });
   if (fewest->gpus == 0) return std::nullopt;

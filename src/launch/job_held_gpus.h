@@ -26,13 +26,24 @@ struct HeldGpus {
   int gpus = 0;       ///< on each of its nodes
 };
 
-/// Every node group of `scontrol -d -o show job` output (the job's one
-/// line). Errors: kBadInput naming what could not be read.
-Result<std::vector<HeldGpus>> ParseHeldGpus(std::string_view scontrol_out);
+/// What `scontrol -d -o show job` says of a job's GPUs.
+struct JobGpus {
+  std::vector<HeldGpus> nodes;  ///< every node group
+  /// The job asked for GPUs (a TresPerJob/Node/Socket/Task field naming
+  /// one): Slurm copies that request to a step that asks for none.
+  bool asked = false;
+};
 
-/// The step's request for what the job holds: `--gres=gpu:N`, N the fewest
-/// GPUs of any node (one request covers every node of a step). nullopt when
-/// some node holds none (the step could not ask for any) or none is listed.
-std::optional<StepGpus> StepGpusFromHeld(const std::vector<HeldGpus>& held);
+/// From the job's one line. Errors: kBadInput naming what could not be
+/// read.
+Result<JobGpus> ParseHeldGpus(std::string_view scontrol_out);
+
+/// The step's request for GPUs the job holds without having asked for
+/// them: `--gres=gpu:N`, N the fewest GPUs of any node (one request covers
+/// every node of a step). nullopt when the job asked (Slurm gives the step
+/// that request: `--gpus=8` spread 6 and 2 is all eight, where gpu:2 a node
+/// would be four), when some node holds none (the step could not ask for
+/// any), or none is listed.
+std::optional<StepGpus> StepGpusFromHeld(const JobGpus& held);
 
 }  // namespace topolaunch

@@ -41,7 +41,7 @@ Result<std::optional<PortRange>> QuerySrunPortRange() {
   return ParseSrunPortRange(*config);
 }
 
-Result<std::vector<HeldGpus>> QueryHeldGpus(const std::string& job_id) {
+Result<JobGpus> QueryHeldGpus(const std::string& job_id) {
   Result<std::string> job = RunScontrol({"-d", "-o", "show", "job", job_id});
   if (!job.ok()) return job.take_error();
   return ParseHeldGpus(*job);

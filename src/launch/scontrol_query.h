@@ -23,6 +23,6 @@ Result<std::optional<PortRange>> QuerySrunPortRange();
 
 /// The GPUs job `job_id` holds on its nodes (`scontrol -d -o show job`).
 /// Errors: as RunScontrol, kBadInput (a detail that cannot be read).
-Result<std::vector<HeldGpus>> QueryHeldGpus(const std::string& job_id);
+Result<JobGpus> QueryHeldGpus(const std::string& job_id);
 
 }  // namespace topolaunch

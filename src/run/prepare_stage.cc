@@ -89,9 +89,10 @@ Status ChoosePoolAndLauncher(const RunOptions& options, PreparedJob& job, std::o
     job.step_dropped = DroppedForTheStep(environment);
     job.step_gpus = StepGpuRequest(environment);
     if (!job.step_gpus) {
-      // Not asked per task: what the job holds (--exclusive gives every GPU
-      // of a node, which a step does not get unasked).
-      Result<std::vector<HeldGpus>> held = QueryHeldGpus(pool->slurm_job_id);
+      // Not asked per task: what the job holds without having asked
+      // (--exclusive gives every GPU of a node, which a step does not get
+      // unasked).
+      Result<JobGpus> held = QueryHeldGpus(pool->slurm_job_id);
       if (held.ok())
         job.step_gpus = StepGpusFromHeld(*held);
       else

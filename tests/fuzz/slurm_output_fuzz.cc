@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ParseSrunPortRange(text);
   auto held = ParseHeldGpus(text);
   if (held.ok()) {
-    for (const HeldGpus& group : *held) fuzz::Check(group.gpus >= 0, "no group holds fewer than no GPU");
+    for (const HeldGpus& group : held->nodes) fuzz::Check(group.gpus >= 0, "no group holds fewer than no GPU");
     if (auto step = StepGpusFromHeld(*held)) fuzz::Check(step->fewest > 0 && step->fewest <= step->most, "fewest <= most");
   } else {
     fuzz::Check(!held.error().problems.empty(), "an error names at least one problem");
