@@ -543,9 +543,9 @@ TEST_F(RunSrun, PerTaskRequestsOfTheJobGiveTheStepEveryGpuOfItsNodes) {
   std::vector<json> facts = WorkerFacts(r.out);
   for (const json& f : facts) {
     EXPECT_EQ(f.at("gpus"), "0,1") << f.dump();
+    if (!cgroups_unavailable_.empty()) continue;
     EXPECT_EQ(f.at("cpus"), json::array({0, 1})) << "a worker is narrower than its node's share: " << f.dump();
-    if (cgroups_unavailable_.empty())
-      EXPECT_EQ(DeviceOutcomes(f), (std::map<std::string, int>{{"ENXIO", 2}, {"EPERM", 2}})) << f.dump();
+    EXPECT_EQ(DeviceOutcomes(f), (std::map<std::string, int>{{"ENXIO", 2}, {"EPERM", 2}})) << f.dump();
   }
   EXPECT_EQ(facts.size(), static_cast<size_t>(kNodes)) << r.out;
   if (!cgroups_unavailable_.empty()) GTEST_SKIP() << "GPUs were not confined: " << cgroups_unavailable_;
