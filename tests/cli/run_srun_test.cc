@@ -425,16 +425,18 @@ TEST_F(RunSrun, AKilledSrunEndsEveryNodeAndTheJobFails) {
   ProcessSpec spec = Salloc(kNodes, RunArgs({"--env", "HOLD=300", "--grace", "1", "--heartbeat", "1"}, script));
   std::future<ProcessResult> run = StartJob(spec);
   ASSERT_EQ(ReadyWorkers(), static_cast<size_t>(kNodes)) << "not every worker started";
-  // The srun `run` started (srun forks a helper of its own with the same command line).
+  // The srun this test's `run` started, and the helper srun forks with the
+  // same command line: by parentage, as another test's srun, run beside
+  // this one by `ctest -j`, has the same nodes on its command line.
+  std::optional<pid_t> run_pid = FindRunProcess(script);
+  ASSERT_TRUE(run_pid) << "run not found";
   std::optional<pid_t> srun;
-  for (pid_t pid : AllPids()) {
-    std::vector<std::string> args = Cmdline(pid);
-    std::vector<std::string> parent_args = Cmdline(ParentPid(pid));
-    if (!args.empty() && args[0].ends_with("srun") && std::find(args.begin(), args.end(), "--nodelist=node[1-3]") != args.end() &&
-        !parent_args.empty() && parent_args[0] == TopolaunchBinary())
-      srun = pid;
-  }
+  std::vector<pid_t> sruns;
+  for (pid_t pid : AllPids())
+    if (ParentPid(pid) == *run_pid && !Cmdline(pid).empty() && Cmdline(pid)[0].ends_with("srun")) srun = pid;
   ASSERT_TRUE(srun) << "the step's srun not found";
+  for (pid_t pid : AllPids())
+    if (pid == *srun || ParentPid(pid) == *srun) sruns.push_back(pid);
   kill(*srun, SIGKILL);
   ASSERT_EQ(run.wait_for(seconds(30)), std::future_status::ready) << "run did not end";
   ProcessResult r = run.get();
@@ -442,9 +444,15 @@ TEST_F(RunSrun, AKilledSrunEndsEveryNodeAndTheJobFails) {
   EXPECT_NE(r.err.find("first failure: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("connection lost"), std::string::npos) << r.err;
   ExpectNothingLeft(seconds(8));  // 3 s until the nodes count as lost, then a 1 s grace
-  std::vector<std::string> sruns;
-  EXPECT_TRUE(WaitUntil([&] { return (sruns = CommandLinesHolding("--nodelist=node[1-3]")).empty(); }, seconds(8)))
-      << "srun left on the login side:\n" << fmt::format("{}", fmt::join(sruns, "\n"));
+  std::vector<pid_t> left;
+  auto srun_left = [&] {
+    left.clear();
+    for (pid_t pid : sruns)
+      if (!Cmdline(pid).empty()) left.push_back(pid);
+    return left;
+  };
+  EXPECT_TRUE(WaitUntil([&] { return srun_left().empty(); }, seconds(8)))
+      << "srun left on the login side: pid(s) " << fmt::format("{}", fmt::join(left, ", "));
 }
 
 // Another user on a compute node, while a launch waits for a slow agent
