@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "core/text_io.h"
 #include "support/slurm_harness.h"
 
 namespace topolaunch::testing {
@@ -105,11 +104,10 @@ Status SlurmCluster::Launch() {
   if (Status up = StartController(); !up.ok()) return up;
   for (int i = 1; i <= testbed_.nodes(); ++i)
     if (Status up = StartSlurmd(i); !up.ok()) return up;
-  return WaitIdle(testbed_.nodes(), "");
+  return WaitIdle();
 }
 
 Status SlurmCluster::StartController() {
-  controller_.reset();
   auto controller = BackgroundProcess::Start(
       testbed_.InHead({FindProgram("slurmctld"), "-D", "-i", "-f", conf_path_}, {{"SLURM_CONF", conf_path_}}),
       dir_.File("slurmctld.out"));
@@ -126,18 +124,15 @@ Status SlurmCluster::StartSlurmd(int i) {
   spec.env = {{"SLURM_CONF", conf_path_}};
   auto daemon = BackgroundProcess::Start(spec, dir_.File(fmt::format("slurmd-{}.out", i)));
   if (!daemon.ok()) return daemon.take_error();
-  if (daemons_.size() < static_cast<size_t>(i)) daemons_.resize(i);
-  daemons_[i - 1] = std::move(daemon).value();
+  daemons_.push_back(std::move(daemon).value());
   return Ok{};
 }
 
-// Until `nodes` nodes (of `which`, a node list; "" for all) are idle.
-Status SlurmCluster::WaitIdle(int nodes, const std::string& which) {
+// Until every node is idle.
+Status SlurmCluster::WaitIdle() {
   for (int tries = 0; tries < 120; ++tries) {
-    std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-t", "idle", "-o", "%N"};
-    if (!which.empty()) sinfo.insert(sinfo.end(), {"-n", which});
-    ProcessResult idle = Client(sinfo);
-    if (std::count(idle.out.begin(), idle.out.end(), '\n') == nodes) return Ok{};
+    ProcessResult idle = Client({"sinfo", "-h", "-N", "-t", "idle", "-o", "%N"});
+    if (std::count(idle.out.begin(), idle.out.end(), '\n') == testbed_.nodes()) return Ok{};
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   return Error(ErrorCode::kTimeout, "slurm", "the nodes are not idle after 30 s\n" + Tail(Logs(), 3000));

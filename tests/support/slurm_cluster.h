@@ -78,7 +78,7 @@ class SlurmCluster {
   Status Launch();
   Status StartController();
   Status StartSlurmd(int i);
-  Status WaitIdle(int nodes, const std::string& which);
+  Status WaitIdle();
 
   const NetnsTestbed& testbed_;
   Confinement confinement_;
